@@ -1,0 +1,45 @@
+"""swagkit.spec -- the executable specification.
+
+* :mod:`.monoid` -- :class:`Monoid`, counting, law checkers.
+* :mod:`.library` -- the papers' operators as monoids.
+* :mod:`.adt` -- the FIFO SWAG ADT model (:class:`FifoSwag`, also the ``recalc`` algorithm) and
+  :class:`TimestampedWindow`.
+* :mod:`.snapshots` -- plain state snapshots; :mod:`.checkers` -- per-algorithm invariant checkers;
+  :mod:`.budgets` -- combine-call budgets and space claims from the theorems.
+"""
+
+from .adt import FifoSwag, TimestampedWindow
+from .budgets import BUDGETS, Budget, BudgetMeter, stored_aggregates
+from .checkers import CHECKERS
+from .errors import (
+    BudgetExceeded,
+    EmptyWindowError,
+    InvariantViolation,
+    ModelMismatch,
+    OutOfOrderError,
+    SwagkitError,
+    UnsupportedMonoidError,
+)
+from .monoid import LawViolation, Monoid, check_laws, counted, fold
+
+__all__ = [
+    "Monoid",
+    "LawViolation",
+    "check_laws",
+    "counted",
+    "fold",
+    "FifoSwag",
+    "TimestampedWindow",
+    "BUDGETS",
+    "Budget",
+    "BudgetMeter",
+    "stored_aggregates",
+    "CHECKERS",
+    "SwagkitError",
+    "EmptyWindowError",
+    "OutOfOrderError",
+    "InvariantViolation",
+    "BudgetExceeded",
+    "ModelMismatch",
+    "UnsupportedMonoidError",
+]

@@ -1,0 +1,77 @@
+"""Exceptions shared by every layer of swagkit.
+
+Every algorithm raises the *same* documented exception for the same misuse, whichever implementation
+(reference or optimized) is in use, and leaves the structure usable with nothing lost.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "SwagkitError",
+    "EmptyWindowError",
+    "OutOfOrderError",
+    "InvariantViolation",
+    "BudgetExceeded",
+    "ModelMismatch",
+    "UnsupportedMonoidError",
+]
+
+
+class SwagkitError(Exception):
+    """Base class of swagkit's own errors."""
+
+
+class EmptyWindowError(SwagkitError, IndexError):
+    """``evict()`` (or ``oldest()``/``youngest()``) on an empty window.
+
+    A subclass of :class:`IndexError`, like popping an empty list. The aggregator is unchanged and usable.
+    """
+
+
+class OutOfOrderError(SwagkitError, ValueError):
+    """A timestamp older than the youngest one in an in-order (FIFO) window. Nothing is changed."""
+
+
+class UnsupportedMonoidError(SwagkitError, TypeError):
+    """The algorithm needs a property (commutative, invertible, selective) the monoid does not declare."""
+
+
+class InvariantViolation(SwagkitError, AssertionError):
+    """An algorithm's state breaks one of its paper's invariants.
+
+    Attributes: ``algorithm``, ``invariant`` (a short name), ``wording`` (the paper's words), ``detail`` (what
+    exactly differs) and ``state`` (the offending snapshot).
+    """
+
+    def __init__(self, algorithm: str, invariant: str, wording: str, detail: str, state: Any) -> None:
+        self.algorithm = algorithm
+        self.invariant = invariant
+        self.wording = wording
+        self.detail = detail
+        self.state = state
+        super().__init__(
+            f"{algorithm}: invariant '{invariant}' violated\n"
+            f"  paper: {wording}\n"
+            f"  found: {detail}\n"
+            f"  state: {state!r}"
+        )
+
+
+class BudgetExceeded(SwagkitError, AssertionError):
+    """An operation invoked ``⊗`` more often than its theorem allows."""
+
+    def __init__(self, algorithm: str, operation: str, used: int, allowed: float, source: str) -> None:
+        self.algorithm = algorithm
+        self.operation = operation
+        self.used = used
+        self.allowed = allowed
+        self.source = source
+        super().__init__(
+            f"{algorithm}: {operation} used {used} combine calls, budget is {allowed:g} ({source})"
+        )
+
+
+class ModelMismatch(SwagkitError, AssertionError):
+    """An aggregator's answer differs from the executable ADT model's."""
