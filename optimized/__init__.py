@@ -1,0 +1,59 @@
+"""swagkit.optimized -- compiled (Cython) versions of the in-order SWAG algorithms of paper 000.
+
+Exports the same names as :mod:`swagkit.reference` (``Recalc, TwoStacks, TwoStacksLite, DABA, DABALite,
+window_array``) with the same constructor, methods, snapshots and ``combine_count`` (the ⊗ call sequence is
+identical, so float results are bit-identical), plus ``COMPILED``:
+
+* ``COMPILED`` is True when the C extensions are in use. Setting the environment variable
+  ``SWAGKIT_PUREPYTHON`` (to anything but ``""``/``"0"``) forces the pure-Python fallback, which is also used
+  when the extensions cannot be imported (e.g. built without a C compiler).
+* Typed monoids (``monoid.kind`` in ``sum_f64, max_f64, min_f64, sum_i64, max_i64, min_i64``) store C doubles /
+  int64 and call no Python function per ⊗; other monoids call ``monoid.combine``.
+* DABA, DABA Lite and Two-Stacks Lite use a chunked array (worst-case O(1) pointer operations, Definition 1);
+  Two-Stacks uses two growable arrays (it is amortized anyway).
+* ``window_array`` returns an ``array.array`` for typed kinds (a list otherwise); ``Recalc`` is the reference
+  one (O(n) per query, not worth compiling).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from swagkit.reference import Recalc
+
+from ._driver import register_fast_path, window_array
+
+__all__ = ["Recalc", "TwoStacks", "TwoStacksLite", "DABA", "DABALite", "window_array", "COMPILED"]
+
+if TYPE_CHECKING:
+    from ._daba import DABA
+    from ._daba_lite import DABALite
+    from ._two_stacks import TwoStacks
+    from ._two_stacks_lite import TwoStacksLite
+
+    COMPILED: bool
+else:
+
+    def _load() -> tuple[bool, tuple[type, type, type, type]]:
+        if os.environ.get("SWAGKIT_PUREPYTHON", "") not in ("", "0"):
+            from . import _fallback as fb
+
+            return False, (fb.TwoStacks, fb.TwoStacksLite, fb.DABA, fb.DABALite)
+        try:
+            from . import _daba, _daba_lite, _two_stacks, _two_stacks_lite
+        except ImportError:
+            from . import _fallback as fb
+
+            return False, (fb.TwoStacks, fb.TwoStacksLite, fb.DABA, fb.DABALite)
+        for mod, cls in (
+            (_two_stacks, _two_stacks.TwoStacks),
+            (_two_stacks_lite, _two_stacks_lite.TwoStacksLite),
+            (_daba, _daba.DABA),
+            (_daba_lite, _daba_lite.DABALite),
+        ):
+            register_fast_path(cls, mod._window_array)
+        return True, (_two_stacks.TwoStacks, _two_stacks_lite.TwoStacksLite, _daba.DABA, _daba_lite.DABALite)
+
+    COMPILED, (TwoStacks, TwoStacksLite, DABA, DABALite) = _load()
+    del _load

@@ -1,0 +1,23 @@
+"""The README's API tour runs as written (every ```python block, in order, in one namespace)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def test_readme_python_blocks_run() -> None:
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
+    assert blocks, "README has no python blocks"
+    namespace: dict[str, object] = {}
+    for block in blocks:
+        exec(compile(block, str(README), "exec"), namespace)  # noqa: S102 - the README is ours
+
+
+def test_readme_states_the_two_commands_and_ci_runs_the_test_command() -> None:
+    text = README.read_text(encoding="utf-8")
+    assert "bash tools/verify.sh" in text and "bash tools/check.sh" in text
+    ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
+    assert "bash tools/check.sh" in ci

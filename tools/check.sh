@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The whole test suite, from a clean clone: make .venv, install swagkit with its test extras (the Cython
+# extension is compiled; pyspark included), type-check all four packages with mypy --strict, then run pytest
+# twice: on the compiled extension and on the pure-Python fallback (SWAGKIT_PUREPYTHON=1).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PY=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+.venv/bin/python -m pip install --quiet --disable-pip-version-check ".[test]"
+
+echo "== mypy --strict (spec, reference, optimized, verify)"
+.venv/bin/python tools/link_tree.py >/dev/null
+MYPYPATH=build/tree .venv/bin/mypy --strict --cache-dir build/mypy-cache \
+    -p swagkit.spec -p swagkit.reference -p swagkit.optimized -p swagkit.verify
+
+export HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-ci}
+echo "== pytest, compiled extension"
+SWAGKIT_EXPECT_COMPILED=1 .venv/bin/python -m pytest -p no:cacheprovider -q "$@"
+echo "== pytest, pure-Python fallback (SWAGKIT_PUREPYTHON=1)"
+# (CrossHair runs only spec and reference, which do not depend on the switch: once is enough)
+SWAGKIT_PUREPYTHON=1 .venv/bin/python -m pytest -p no:cacheprovider -q -m "not crosshair" "$@"

@@ -1,0 +1,298 @@
+"""The ``swagkit`` command: ``swagkit verify`` and ``swagkit list``.
+
+``swagkit verify`` checks the monoid laws of every library monoid and runs the stateful machine
+(:mod:`swagkit.verify.machine`) for every registered algorithm × monoid × implementation, skipping (with a note)
+combinations that cannot run: an implementation that does not provide the algorithm (e.g. ``optimized`` before
+it is built), a monoid lacking a required property, or a monoid without an input strategy. Progress goes to
+stderr, one line per task; the summary table and any counterexamples go to stdout. The exit status is 0 when
+everything passed, 1 on a failure, 2 on a usage error, 3 when an explicitly requested implementation provides
+nothing to run.
+
+Runs are reproducible: no example database, and each task's Hypothesis seed is derived from ``--seed`` (default
+0) and the task name. A failure prints Hypothesis' shrunk step program and a command that reruns just it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Callable, Sequence, TextIO
+
+from swagkit.spec.library import LIBRARY
+
+from . import registry
+from .machine import DEFAULT_MAX_WINDOW
+from .runner import Result, Task, run_task
+from .strategies import strategy_for
+
+__all__ = ["main", "build_parser", "DEFAULT_EXAMPLES", "DEFAULT_STEPS"]
+
+DEFAULT_EXAMPLES = 30
+DEFAULT_STEPS = 50
+QUICK_EXAMPLES = 8
+QUICK_STEPS = 25
+
+
+def _default_jobs() -> int:
+    return max(1, min(os.cpu_count() or 1, 4))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``swagkit`` (exposed for documentation and tests)."""
+    parser = argparse.ArgumentParser(
+        prog="swagkit",
+        description="Verification suite for sliding-window aggregation (SWAG) algorithms.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    v = sub.add_parser(
+        "verify",
+        help="check monoid laws and run stateful verification of algorithms",
+        description="Check the library's monoid laws, then run the Hypothesis state machine (model, invariants, "
+        "⊗ budgets, space) for every algorithm × monoid × implementation.",
+    )
+    v.add_argument("--algorithm", action="extend", nargs="+", metavar="ID", help="algorithm ids (default: all)")
+    v.add_argument("--monoid", action="extend", nargs="+", metavar="ID", help="library monoid ids (default: all)")
+    v.add_argument(
+        "--implementation",
+        action="extend",
+        nargs="+",
+        metavar="ID",
+        help="implementations, e.g. reference optimized (default: all that are available)",
+    )
+    v.add_argument("--examples", type=int, metavar="N", help=f"examples per combination (default {DEFAULT_EXAMPLES})")
+    v.add_argument("--steps", type=int, metavar="N", help=f"max steps per example (default {DEFAULT_STEPS})")
+    v.add_argument("--seed", type=int, default=0, metavar="S", help="base seed of the Hypothesis search (default 0)")
+    v.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"smoke run: {QUICK_EXAMPLES} examples × {QUICK_STEPS} steps unless given explicitly",
+    )
+    v.add_argument("--max-window", type=int, default=DEFAULT_MAX_WINDOW, metavar="N", help="largest window size")
+    v.add_argument("--jobs", "-j", type=int, default=_default_jobs(), metavar="N", help="worker processes")
+    group = v.add_mutually_exclusive_group()
+    group.add_argument("--no-laws", action="store_true", help="skip the monoid law checks")
+    group.add_argument("--laws-only", action="store_true", help="only check the monoid laws")
+    lst = sub.add_parser("list", help="list algorithms, monoids and implementations")
+    lst.add_argument("--markdown", action="store_true", help="print the README guarantee table")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``swagkit`` console script; returns the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help or a usage error; keep main() callable in-process
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    try:
+        if args.command == "verify":
+            return verify(args, sys.stdout, sys.stderr)
+        if args.command == "list":
+            return list_command(args, sys.stdout)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    parser.print_help(sys.stderr)
+    return 2
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# swagkit verify
+
+
+def _check_ids(kind: str, given: Sequence[str] | None, known: Sequence[str], err: TextIO) -> list[str] | None:
+    if not given:
+        return list(known)
+    unknown = [g for g in given if g not in known]
+    if unknown:
+        print(f"swagkit verify: unknown {kind} {', '.join(unknown)} (known: {', '.join(known)})", file=err)
+        return None
+    return list(dict.fromkeys(given))
+
+
+def plan(args: argparse.Namespace, err: TextIO) -> tuple[list[Task], dict[str, int]] | int:
+    """The tasks to run and the skipped combinations grouped by reason (or an exit status on a usage error)."""
+    algos = _check_ids("algorithm", args.algorithm, registry.algorithm_ids(), err)
+    monoids = _check_ids("monoid", args.monoid, registry.monoid_ids(), err)
+    impls = _check_ids("implementation", args.implementation, registry.implementation_ids(), err)
+    if algos is None or monoids is None or impls is None:
+        return 2
+    examples = args.examples if args.examples is not None else QUICK_EXAMPLES if args.quick else DEFAULT_EXAMPLES
+    steps = args.steps if args.steps is not None else QUICK_STEPS if args.quick else DEFAULT_STEPS
+    if examples < 1 or steps < 1 or args.max_window < 1:
+        print("swagkit verify: --examples, --steps and --max-window must be positive", file=err)
+        return 2
+    tasks: list[Task] = []
+    if not args.no_laws:
+        tasks += [Task("laws", m, None, examples, 0, args.seed) for m in monoids]
+    skipped: dict[str, int] = {}
+    if not args.laws_only:
+        for combo in registry.combos(algos, monoids, impls):
+            reason = combo.skip or _machine_skip(combo)
+            if reason is not None:
+                skipped[reason] = skipped.get(reason, 0) + 1
+                continue
+            tasks.append(Task("machine", combo.monoid, combo, examples, steps, args.seed, args.max_window))
+        if args.implementation:
+            ran = {t.combo.implementation for t in tasks if t.combo is not None}
+            idle = [i for i in impls if i not in ran]
+            if idle:
+                print(
+                    f"swagkit verify: implementation {', '.join(idle)} provides none of the requested "
+                    f"combinations (is {', '.join(registry.IMPLEMENTATIONS[i].module for i in idle)} built?)",
+                    file=err,
+                )
+                return 3
+    return tasks, skipped
+
+
+def _machine_skip(combo: registry.Combo) -> str | None:
+    info = registry.algorithm(combo.algorithm)
+    if info.kind != "fifo":
+        return f"no state machine for {info.kind!r} algorithms yet"
+    try:
+        strategy_for(combo.monoid)
+    except KeyError:
+        return "no input strategy for the monoid"
+    return None
+
+
+def _execute(tasks: Sequence[Task], jobs: int, on_result: Callable[[Result], None]) -> list[Result]:
+    """Run tasks serially or in forked worker processes (fork keeps registrations made at run time)."""
+    results: list[Result] = []
+    if jobs <= 1 or len(tasks) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        for t in tasks:
+            results.append(run_task(t))
+            on_result(results[-1])
+        return results
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+        futures = [pool.submit(run_task, t) for t in tasks]
+        for fut in as_completed(futures):
+            results.append(fut.result())
+            on_result(results[-1])
+    order = {t: i for i, t in enumerate(tasks)}
+    results.sort(key=lambda r: order[r.task])
+    return results
+
+
+def verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``swagkit verify``: run the plan, show progress on ``err`` and the summary on ``out``."""
+    planned = plan(args, err)
+    if isinstance(planned, int):
+        return planned
+    tasks, skipped = planned
+    machines = sum(1 for t in tasks if t.combo is not None)
+    laws = len(tasks) - machines
+    example = tasks[0] if tasks else None
+    print(
+        f"swagkit verify: {laws} monoid law sets + {machines} combinations"
+        + (f", {example.examples} examples × {example.steps} steps" if example and machines else "")
+        + f", seed {args.seed}, {args.jobs} job(s)",
+        file=err,
+    )
+    start = time.perf_counter()
+    width = len(str(len(tasks)))
+    done = 0
+
+    def progress(r: Result) -> None:
+        nonlocal done
+        done += 1
+        print(
+            f"[{done:>{width}}/{len(tasks)}] {r.task.name:<45} {r.status:<5} {r.examples:>4} ex "
+            f"{r.steps:>6} steps {r.seconds:7.2f}s" + (f"  {r.note}" if r.failed else ""),
+            file=err,
+            flush=True,
+        )
+
+    results = _execute(tasks, args.jobs, progress)
+    elapsed = time.perf_counter() - start
+    print_summary(results, skipped, elapsed, args.seed, out)
+    return 1 if any(r.failed for r in results) else 0
+
+
+def _table(rows: Sequence[Sequence[str]], right: set[int]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = []
+    for r in rows:
+        cells = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))]
+        lines.append("  ".join(cells).rstrip())
+    return lines
+
+
+def print_summary(results: Sequence[Result], skipped: dict[str, int], elapsed: float, seed: int, out: TextIO) -> None:
+    """The summary table, skip notes, counterexamples with reproduce commands, and a verdict line."""
+    rows = [["algorithm", "monoid", "impl", "examples", "steps", "result", "time"]]
+    for r in results:
+        c = r.task.combo
+        rows.append(
+            [
+                c.algorithm if c else "laws",
+                r.task.monoid,
+                c.implementation if c else "-",
+                str(r.examples) if not r.failed else "-",
+                str(r.steps) if c and not r.failed else "-",
+                r.status + (f" ({r.note})" if r.note and not r.failed else ""),
+                f"{r.seconds:.2f}s",
+            ]
+        )
+    print("\n".join(_table(rows, right={3, 4, 6})), file=out)
+    for reason, count in sorted(skipped.items()):
+        print(f"skipped {count} combination(s): {reason}", file=out)
+    failures = [r for r in results if r.failed]
+    for r in failures:
+        print(f"\n{'=' * 20} {r.status}: {r.task.name} {'=' * 20}", file=out)
+        print(r.counterexample, file=out)
+        print(f"reproduce: {r.reproduce}", file=out)
+    if failures:
+        print(f"\nFAILED: {len(failures)} of {len(results)} tasks failed ({elapsed:.1f}s, seed {seed})", file=out)
+    else:
+        machines = sum(1 for r in results if r.task.combo is not None)
+        print(
+            f"\nOK: {machines} combinations and {len(results) - machines} monoid law sets passed "
+            f"in {elapsed:.1f}s (seed {seed})",
+            file=out,
+        )
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# swagkit list
+
+
+def list_command(args: argparse.Namespace, out: TextIO) -> int:
+    """``swagkit list``: algorithms with their guarantees, monoids with properties, implementations."""
+    if args.markdown:
+        print(registry.guarantees_markdown(), file=out)
+        return 0
+    rows = [["algorithm", "title", "paper", "query", "insert", "evict", "amortized", "worst", "space", "requires",
+             "implementations"]]
+    for a in registry.ALGORITHMS.values():
+        impls = ",".join(registry.available_implementations(a.id)) or "-"
+        rows.append([a.id, a.title, a.paper, a.worst_query, a.worst_insert, a.worst_evict, a.amortized,
+                     a.worst_case, a.space, a.requirement_text(), impls])
+    print("Algorithms (⊗ invocations per operation, worst case; space in stored partial aggregates):", file=out)
+    print("\n".join("  " + ln for ln in _table(rows, right=set())), file=out)
+    rows = [["monoid", "properties", "equality", "fast path", "strategy"]]
+    for mid, entry in LIBRARY.items():
+        m = entry.factory()
+        props = ",".join(p for p, v in m.properties().items() if v) or "-"
+        try:
+            strategy_for(mid)
+            has_strategy = "yes"
+        except KeyError:
+            has_strategy = "no"
+        rows.append([mid, props, m.tolerance, m.kind or "-", has_strategy])
+    print("\nMonoids:", file=out)
+    print("\n".join("  " + ln for ln in _table(rows, right=set())), file=out)
+    rows = [["implementation", "module", "provides", "compiled", "description"]]
+    for impl in registry.IMPLEMENTATIONS.values():
+        provided = [a for a in registry.ALGORITHMS if registry.resolve_class(a, impl.id) is not None]
+        compiled = impl.compiled()
+        rows.append([impl.id, impl.module, f"{len(provided)}/{len(registry.ALGORITHMS)}",
+                     "-" if compiled is None else "yes" if compiled else "no", impl.description])
+    print("\nImplementations:", file=out)
+    print("\n".join("  " + ln for ln in _table(rows, right=set())), file=out)
+    return 0

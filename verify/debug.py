@@ -1,0 +1,388 @@
+"""Debug mode: check an aggregator against its specification after every single operation.
+
+``checked(aggregator)`` returns a :class:`CheckedAggregator` that forwards ``insert``/``evict``/``query``/
+``insert_many``/``evict_many``/``len`` to the aggregator and keeps the executable ADT model
+(:class:`~swagkit.spec.adt.FifoSwag`) in step with it. After every operation it checks
+
+* **model** -- ``len()`` and every ``query()`` answer agree with the model (``monoid.eq``), and misuse raises
+  the documented error (``evict()`` on an empty window must raise :class:`EmptyWindowError`);
+* **invariants** -- the paper's invariants on ``snapshot()`` against the model's lifted window, with the checker
+  registered for the aggregator's ``algorithm`` id (or the ``checker`` argument);
+* **budget** -- the ``⊗`` count of the operation (``combine_count`` delta) against the theorem's worst-case and
+  amortized bounds (:class:`~swagkit.spec.budgets.BudgetMeter`);
+* **space** -- the number of stored partial aggregates in the snapshot against the space claim.
+
+Checks that cannot apply are skipped and listed in ``active_checks`` (no ``snapshot()``: no invariants or space;
+no ``combine_count`` or unknown algorithm: no budget). A failure raises a subclass of the spec's error
+(:mod:`swagkit.verify.errors`) naming the invariant or bound *and* the operation, e.g. ``after insert('c')
+(operation #17): daba: invariant 'lA' violated ...``.
+
+The model is updated only after the aggregator's operation returned, so bad input (``insert('x')`` into an
+int64 monoid) propagates the aggregator's own exception and leaves both in step; after any exception the
+aggregator is re-checked against the unchanged model (the spec promises "nothing lost").
+
+Debug mode costs O(n) ``⊗`` per operation (the invariant checkers recompute the window's partial aggregates).
+``SWAGKIT_CHECK=1`` turns it on for every aggregator built by :func:`swagkit.verify.registry.create`.
+
+The wrapper must know the window's contents: it accepts an empty aggregator, or a non-empty one together with
+``seed``, the input values it holds (oldest first) -- they are checked against the aggregator at once.
+"""
+
+from __future__ import annotations
+
+import os
+import reprlib
+from collections import deque
+from typing import Any, Callable, Iterable, Sequence
+
+from swagkit.spec.adt import FifoSwag
+from swagkit.spec.budgets import BUDGETS, Budget, BudgetMeter, stored_aggregates
+from swagkit.spec.checkers import CHECKERS
+from swagkit.spec.errors import BudgetExceeded, EmptyWindowError, InvariantViolation, ModelMismatch
+from swagkit.spec.monoid import Monoid
+
+from . import registry
+from .errors import BudgetExceededAt, InvariantViolationAt, ModelMismatchAt
+
+__all__ = ["ENV_VAR", "check_enabled", "checked", "CheckedAggregator", "record_bulk"]
+
+#: Environment variable that turns debug mode on for aggregators built by :func:`registry.create`.
+ENV_VAR = "SWAGKIT_CHECK"
+
+CheckerFn = Callable[[Any, Monoid[Any, Any, Any], Sequence[Any]], None]
+
+_repr = reprlib.Repr()
+_repr.maxstring = 40
+_repr.maxother = 40
+_repr.maxlist = 8
+_repr.maxtuple = 8
+
+
+def check_enabled() -> bool:
+    """Whether ``SWAGKIT_CHECK`` asks for debug mode (any value except empty, ``0``, ``false``, ``no``, ``off``)."""
+    return os.environ.get(ENV_VAR, "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def record_bulk(meter: BudgetMeter, operation: str, n_before: int, count: int, used: int) -> None:
+    """Check ``count`` inserts or evicts done in one bulk call that used ``used`` combines in total.
+
+    The worst-case bound is the sum of the single-operation bounds along the way; the amortized potential
+    inequality is checked once, at the end (it holds at every step iff the aggregator's bulk call equals the
+    single operations, which the invariant check confirms).
+    """
+    if count == 0:
+        if used:
+            raise BudgetExceeded(meter.budget.algorithm, f"{operation}_many of 0 values", used, 0, meter.budget.source)
+        return
+    b = meter.budget
+    step = 1 if operation == "insert" else -1
+    allowed = sum(b.bound(operation, n_before + step * i) for i in range(count))
+    if used > allowed:
+        raise BudgetExceeded(b.algorithm, f"{operation}_many of {count} (n={n_before})", used, allowed, b.source)
+    if operation == "insert":
+        meter.inserts += count
+    else:
+        meter.evicts += count
+    meter.update_combines += used
+    n_after = n_before + step * count
+    amortized = b.avg_insert * meter.inserts + b.avg_evict * meter.evicts + b.slack(max(n_after, n_before))
+    if meter.update_combines > amortized:
+        raise BudgetExceeded(
+            b.algorithm,
+            f"amortized insert/evict after {meter.inserts} inserts and {meter.evicts} evicts",
+            meter.update_combines,
+            amortized,
+            b.source + " (average/amortized bound)",
+        )
+
+
+class CheckedAggregator:
+    """An aggregator plus its model, checked after every operation (see the module docstring).
+
+    Attributes: ``inner`` (the wrapped aggregator), ``model`` (the :class:`FifoSwag`), ``monoid``,
+    ``algorithm``, ``active_checks`` and ``operations`` (how many operations were performed). Other attributes
+    (``snapshot``, ``combine_count``, ``last_case`` …) are forwarded to ``inner``.
+    """
+
+    def __init__(
+        self,
+        aggregator: Any,
+        *,
+        monoid: Monoid[Any, Any, Any] | None = None,
+        algorithm: str | None = None,
+        checker: CheckerFn | None = None,
+        budget: Budget | None = None,
+        seed: Iterable[Any] | None = None,
+        history: int = 8,
+    ) -> None:
+        self.inner = aggregator
+        m = monoid if monoid is not None else getattr(aggregator, "monoid", None)
+        if not isinstance(m, Monoid):
+            raise TypeError("checked() needs the aggregator's monoid: pass monoid=... or expose a .monoid attribute")
+        self.monoid: Monoid[Any, Any, Any] = m
+        algo = algorithm if algorithm is not None else getattr(aggregator, "algorithm", None)
+        self.algorithm: str | None = algo if isinstance(algo, str) else None
+        info = registry.ALGORITHMS.get(self.algorithm or "")
+        checker_id = info.checker if info is not None else self.algorithm
+        budget_id = info.budget if info is not None else self.algorithm
+        self._has_snapshot = callable(getattr(aggregator, "snapshot", None))
+        self._checker: CheckerFn | None = checker if checker is not None else CHECKERS.get(checker_id or "")
+        if not self._has_snapshot:
+            self._checker = None
+        budget = budget if budget is not None else BUDGETS.get(budget_id or "")
+        has_count = isinstance(getattr(aggregator, "combine_count", None), int)
+        self._meter: BudgetMeter | None = BudgetMeter(budget) if budget is not None and has_count else None
+        self._space = self._meter is not None and self._has_snapshot and self._knows_space()
+        self.model: FifoSwag[Any, Any, Any] = FifoSwag(m)
+        self.operations = 0
+        self._recent: deque[str] = deque(maxlen=history)
+        values = list(seed) if seed is not None else []
+        if len(aggregator) != len(values):
+            raise ValueError(
+                f"checked() needs an empty aggregator or seed= with its contents: it holds {len(aggregator)} "
+                f"values, seed gives {len(values)}"
+            )
+        self.model.insert_many(values)
+        if self._meter is not None:
+            # Seeded elements arrived by inserts we did not see; credit them so amortized bounds stay fair.
+            self._meter.inserts = len(values)
+        self._verify_state("checked()")
+
+    def _knows_space(self) -> bool:
+        try:
+            stored_aggregates(self.inner.snapshot())
+        except TypeError:
+            return False
+        return True
+
+    @property
+    def active_checks(self) -> tuple[str, ...]:
+        """Which checks run after each operation."""
+        names = ["model"]
+        if self._checker is not None:
+            names.append("invariants")
+        if self._meter is not None:
+            names.append("budget")
+        if self._space:
+            names.append("space")
+        return tuple(names)
+
+    # ----------------------------------------------------------------------------------------------------------
+    # bookkeeping
+
+    def _begin(self, name: str, *args: Any) -> str:
+        self.operations += 1
+        op = f"{name}({', '.join(_repr.repr(a) for a in args)})"
+        self._recent.append(f"#{self.operations} {op}")
+        return op
+
+    def _count(self) -> int:
+        count = getattr(self.inner, "combine_count", 0)
+        return count if isinstance(count, int) else 0
+
+    def _mismatch(self, op: str, detail: str) -> ModelMismatchAt:
+        return ModelMismatchAt(f"{self._name()}: {detail}", op, self.operations, self._recent)
+
+    def _name(self) -> str:
+        return self.algorithm or type(self.inner).__name__
+
+    def _verify_state(self, op: str) -> None:
+        """Length, invariants and space of the aggregator against the model."""
+        n = len(self.inner)
+        if n != len(self.model):
+            raise self._mismatch(op, f"len() is {n}, the model window holds {len(self.model)}")
+        if self._checker is None and not self._space:
+            return
+        state = self.inner.snapshot()
+        if self._checker is not None:
+            try:
+                self._checker(state, self.monoid, self.model.values())
+            except InvariantViolation as err:
+                raise InvariantViolationAt.wrap(err, op, self.operations, self._recent) from None
+        if self._space and self._meter is not None:
+            try:
+                self._meter.check_space(state, n)
+            except BudgetExceeded as err:
+                raise BudgetExceededAt.wrap(err, op, self.operations, self._recent) from None
+
+    def _record(self, op: str, operation: str, n_before: int, used: int, count: int | None = None) -> None:
+        if self._meter is None:
+            return
+        try:
+            if count is None:
+                self._meter.record(operation, n_before, used)
+            else:
+                record_bulk(self._meter, operation, n_before, count, used)
+        except BudgetExceeded as err:
+            raise BudgetExceededAt.wrap(err, op, self.operations, self._recent) from None
+
+    def _after_failure(self, op: str, exc: BaseException) -> None:
+        """The aggregator raised: it must still agree with the (unchanged) model."""
+        try:
+            self._verify_state(f"{op} raising {type(exc).__name__}")
+        except (InvariantViolation, BudgetExceeded, ModelMismatch) as err:
+            raise err from exc
+
+    def _same(self, got: Any, want: Any) -> bool:
+        try:
+            if got == want:
+                return True
+        except Exception:  # e.g. numpy arrays; fall through to the monoid's equality
+            pass
+        try:
+            return bool(self.monoid.eq(got, want))
+        except Exception:
+            return False
+
+    # ----------------------------------------------------------------------------------------------------------
+    # the FIFO SWAG operations
+
+    def insert(self, value: Any) -> None:
+        """``inner.insert(value)``, then the model; a raising insert must leave the aggregator unchanged."""
+        op = self._begin("insert", value)
+        n, c0 = len(self.model), self._count()
+        try:
+            self.inner.insert(value)
+        except Exception as exc:
+            self._after_failure(op, exc)
+            raise
+        used = self._count() - c0
+        try:
+            self.model.insert(value)
+        except Exception as exc:
+            raise self._mismatch(op, f"the aggregator accepted a value the monoid's lift rejects ({exc!r})") from exc
+        self._verify_state(op)
+        self._record(op, "insert", n, used)
+
+    def evict(self) -> None:
+        """``inner.evict()``; on an empty window it must raise :class:`EmptyWindowError` and change nothing."""
+        op = self._begin("evict")
+        n, c0 = len(self.model), self._count()
+        try:
+            self.inner.evict()
+        except EmptyWindowError as exc:
+            if n != 0:
+                raise self._mismatch(op, f"evict() raised EmptyWindowError on a window of {n}") from exc
+            self._after_failure(op, exc)
+            raise
+        except Exception as exc:
+            if n == 0:
+                raise self._mismatch(op, f"evict() on an empty window raised {exc!r}, not EmptyWindowError") from exc
+            self._after_failure(op, exc)
+            raise
+        if n == 0:
+            raise self._mismatch(op, "evict() on an empty window returned instead of raising EmptyWindowError")
+        used = self._count() - c0
+        self.model.evict()
+        self._verify_state(op)
+        self._record(op, "evict", n, used)
+
+    def query(self) -> Any:
+        """``inner.query()``, compared with the model's answer."""
+        op = self._begin("query")
+        n, c0 = len(self.model), self._count()
+        try:
+            got = self.inner.query()
+        except Exception as exc:
+            self._after_failure(op, exc)
+            raise
+        used = self._count() - c0
+        want = self.model.query()
+        if not self._same(got, want):
+            raise self._mismatch(op, f"query() returned {got!r}, the model's answer is {want!r} (n={n})")
+        self._verify_state(op)
+        self._record(op, "query", n, used)
+        return got
+
+    def insert_many(self, values: Iterable[Any]) -> None:
+        """Bulk insert (the aggregator's own ``insert_many`` when it has one). On an exception the values the
+        aggregator did take (a prefix) are added to the model before the re-check."""
+        vals = list(values)
+        op = self._begin("insert_many", vals)
+        n, c0 = len(self.model), self._count()
+        bulk = getattr(self.inner, "insert_many", None)
+        try:
+            if callable(bulk):
+                bulk(vals)
+            else:
+                for v in vals:
+                    self.inner.insert(v)
+        except Exception as exc:
+            taken = len(self.inner) - n
+            if 0 < taken <= len(vals):
+                self.model.insert_many(vals[:taken])
+            self._after_failure(op, exc)
+            raise
+        used = self._count() - c0
+        self.model.insert_many(vals)
+        self._verify_state(op)
+        self._record(op, "insert", n, used, count=len(vals))
+
+    def evict_many(self, count: int) -> None:
+        """Bulk evict; ``count > len()`` must raise :class:`EmptyWindowError` evicting nothing, a negative
+        ``count`` ``ValueError``."""
+        op = self._begin("evict_many", count)
+        n, c0 = len(self.model), self._count()
+        expected: type[Exception] | None = ValueError if count < 0 else EmptyWindowError if count > n else None
+        bulk = getattr(self.inner, "evict_many", None)
+        try:
+            if callable(bulk):
+                bulk(count)
+            elif expected is not None:
+                raise expected(f"evict_many({count}) on a window of {n}")
+            else:
+                for _ in range(count):
+                    self.inner.evict()
+        except (ValueError, EmptyWindowError) as exc:
+            if expected is None or not isinstance(exc, expected):
+                raise self._mismatch(op, f"evict_many({count}) on a window of {n} raised {exc!r}") from exc
+            self._after_failure(op, exc)
+            raise
+        except Exception as exc:
+            self._after_failure(op, exc)
+            raise
+        if expected is not None:
+            raise self._mismatch(op, f"evict_many({count}) on a window of {n} did not raise {expected.__name__}")
+        used = self._count() - c0
+        self.model.evict_many(count)
+        self._verify_state(op)
+        self._record(op, "evict", n, used, count=count)
+
+    def __len__(self) -> int:
+        return len(self.inner)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "inner":  # not yet set (during __init__ or unpickling)
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    def __repr__(self) -> str:
+        return f"checked({self.inner!r})"
+
+
+def checked(
+    aggregator: Any,
+    *,
+    monoid: Monoid[Any, Any, Any] | None = None,
+    algorithm: str | None = None,
+    checker: CheckerFn | None = None,
+    budget: Budget | None = None,
+    seed: Iterable[Any] | None = None,
+) -> CheckedAggregator:
+    """Wrap ``aggregator`` so every operation is checked (model, invariants, budget, space).
+
+    ``monoid``/``algorithm`` default to the aggregator's attributes of those names; ``checker`` and ``budget``
+    default to the ones registered for the algorithm id. ``seed`` lists the input values a non-empty
+    aggregator holds, oldest first. An already checked aggregator is returned as is.
+
+    >>> from swagkit.reference import DABA
+    >>> from swagkit.spec.library import string_concat
+    >>> w = checked(DABA(string_concat()))
+    >>> w.insert_many("abc"); w.evict(); w.query()
+    'bc'
+    """
+    if isinstance(aggregator, CheckedAggregator):
+        return aggregator
+    return CheckedAggregator(
+        aggregator, monoid=monoid, algorithm=algorithm, checker=checker, budget=budget, seed=seed
+    )

@@ -1,0 +1,247 @@
+"""One Hypothesis state machine for every (algorithm, monoid, implementation) combination.
+
+:func:`make_machine` builds a :class:`~hypothesis.stateful.RuleBasedStateMachine` whose state is a
+:func:`~swagkit.verify.debug.checked` aggregator from :func:`~swagkit.verify.registry.create`. The checked
+wrapper does the judging -- after every operation it compares with the :class:`~swagkit.spec.adt.FifoSwag`
+model, runs the algorithm's invariant checker on ``snapshot()``, meters ``⊗`` against the budget and checks the
+space claim -- so the machine only has to choose operations, and debug mode and the stateful tests can never
+disagree about what "correct" means.
+
+Rules: single ``insert``/``evict``/``query``, ``insert_many``/``evict_many``, misuse (``evict`` on an empty
+window and ``evict_many`` beyond the size must raise :class:`EmptyWindowError` and leave the snapshot
+identical), and the window shapes of paper 000 §7.1–7.2 as whole patterns: ``static_rounds`` (evict, insert,
+query at a fixed size), ``fill_and_drain`` (insert+query up to a size, then evict to empty) and ``seesaw``
+(repeatedly grow by ``up`` and shrink by ``down``, so the window drifts up or down while flips happen at every
+size). After each step an invariant queries the window. The window is capped at ``max_window`` elements to keep
+the O(n) checks cheap; the cap exceeds the reference deque's chunk size (64) so chunk boundaries are crossed.
+
+Hypothesis prints a failing run as a replayable program (``state = …; state.insert(value='a'); …``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import hypothesis
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
+
+from swagkit.spec.errors import EmptyWindowError
+from swagkit.spec.library import LIBRARY
+
+from . import registry
+from .debug import CheckedAggregator, checked
+from .strategies import strategy_for
+
+__all__ = ["MachineStats", "SwagMachine", "make_machine", "machine_settings", "run_machine", "DEFAULT_MAX_WINDOW"]
+
+#: Largest window the machine builds (above the reference ChunkedDeque's 64-slot chunks).
+DEFAULT_MAX_WINDOW = 80
+
+
+@dataclass
+class MachineStats:
+    """What a machine class did over all its runs (for progress and summary displays)."""
+
+    examples: int = 0
+    steps: int = 0
+    operations: int = 0
+    max_window: int = 0
+
+
+class SwagMachine(RuleBasedStateMachine):
+    """Base of the generated machines; :func:`make_machine` fills in the class attributes and the rules."""
+
+    algorithm_id = ""
+    monoid_id = ""
+    implementation = "reference"
+    max_window = DEFAULT_MAX_WINDOW
+    stats = MachineStats()
+
+    def __init__(self) -> None:
+        super().__init__()
+        aggregator = registry.create(
+            self.algorithm_id, LIBRARY[self.monoid_id].factory(), self.implementation, check=False
+        )
+        self.swag: CheckedAggregator = checked(aggregator, algorithm=self.algorithm_id)
+        type(self).stats.examples += 1
+
+    # helpers shared by the rules ------------------------------------------------------------------------------
+
+    def _step(self) -> None:
+        stats = type(self).stats
+        stats.steps += 1
+        stats.max_window = max(stats.max_window, len(self.swag))
+
+    def _room(self) -> int:
+        return max(self.max_window - len(self.swag), 0)
+
+    def _snapshot(self) -> Any:
+        snap = getattr(self.swag.inner, "snapshot", None)
+        return snap() if callable(snap) else None
+
+    def _expect_empty_window_error(self, action: str, count: int | None) -> None:
+        """Misuse must raise EmptyWindowError and leave the state exactly as it was."""
+        before = self._snapshot()
+        try:
+            if count is None:
+                self.swag.evict()
+            else:
+                self.swag.evict_many(count)
+        except EmptyWindowError:
+            pass
+        else:  # pragma: no cover - the checked wrapper raises ModelMismatch first
+            raise AssertionError(f"{action} did not raise EmptyWindowError")
+        after = self._snapshot()
+        assert after == before, f"{action} raised but changed the state:\n  before {before!r}\n  after  {after!r}"
+
+    def teardown(self) -> None:
+        type(self).stats.operations += self.swag.operations
+
+
+def make_machine(
+    algorithm_id: str,
+    monoid_id: str,
+    implementation: str = "reference",
+    *,
+    max_window: int = DEFAULT_MAX_WINDOW,
+) -> type[SwagMachine]:
+    """A state machine class checking ``algorithm_id`` over library monoid ``monoid_id`` in ``implementation``.
+
+    Raises :class:`~swagkit.verify.registry.RegistryError` (unknown id / implementation lacks the algorithm),
+    :class:`~swagkit.spec.errors.UnsupportedMonoidError` or ``KeyError`` (no input strategy for the monoid)
+    up front rather than inside Hypothesis.
+    """
+    info = registry.algorithm(algorithm_id)
+    if info.kind != "fifo":
+        raise registry.RegistryError(f"{algorithm_id} is a {info.kind!r} algorithm; this machine checks FIFO SWAGs")
+    registry.create(algorithm_id, LIBRARY[monoid_id].factory(), implementation, check=False)  # fail fast
+    values = strategy_for(monoid_id)
+    chunk = st.lists(values, min_size=1, max_size=24)
+
+    class Machine(SwagMachine):
+        @precondition(lambda self: self._room() > 0)
+        @rule(value=values)
+        def insert(self, value: Any) -> None:
+            self.swag.insert(value)
+            self._step()
+
+        @precondition(lambda self: len(self.swag) > 0)
+        @rule()
+        def evict(self) -> None:
+            self.swag.evict()
+            self._step()
+
+        @precondition(lambda self: len(self.swag) == 0)
+        @rule()
+        def evict_empty(self) -> None:
+            self._expect_empty_window_error("evict() on an empty window", None)
+            self._step()
+
+        @rule()
+        def query(self) -> None:
+            self.swag.query()
+            self._step()
+
+        @rule(vs=st.lists(values, max_size=8))
+        def insert_many(self, vs: list[Any]) -> None:
+            self.swag.insert_many(vs[: self._room()])
+            self._step()
+
+        @rule(k=st.integers(min_value=0, max_value=8))
+        def evict_many(self, k: int) -> None:
+            self.swag.evict_many(min(k, len(self.swag)))
+            self._step()
+
+        @rule(extra=st.integers(min_value=1, max_value=3))
+        def evict_many_too_many(self, extra: int) -> None:
+            n = len(self.swag)
+            self._expect_empty_window_error(f"evict_many({n + extra}) on a window of {n}", n + extra)
+            self._step()
+
+        @rule(vs=chunk)
+        def static_rounds(self, vs: list[Any]) -> None:
+            """000 §7.1: rounds of evict, insert, query at a fixed window size (from an empty window: grow by 1)."""
+            for v in vs:
+                if len(self.swag) > 0:
+                    self.swag.evict()
+                self.swag.insert(v)
+                self.swag.query()
+            self._step()
+
+        @rule(vs=chunk)
+        def fill_and_drain(self, vs: list[Any]) -> None:
+            """000 §7.2: insert and query up to a size, then evict down to 0 (no queries while draining)."""
+            for v in vs[: self._room()]:
+                self.swag.insert(v)
+                self.swag.query()
+            while len(self.swag) > 0:
+                self.swag.evict()
+            self._step()
+
+        @rule(vs=chunk, up=st.integers(min_value=1, max_value=6), down=st.integers(min_value=1, max_value=6))
+        def seesaw(self, vs: list[Any], up: int, down: int) -> None:
+            """Grow by ``up`` (one insert+query each), shrink by ``down`` (one evict+query each), repeatedly."""
+            for start in range(0, len(vs), up):
+                for v in vs[start : start + up][: self._room()]:
+                    self.swag.insert(v)
+                    self.swag.query()
+                for _ in range(min(down, len(self.swag))):
+                    self.swag.evict()
+                    self.swag.query()
+            self._step()
+
+        @invariant()
+        def agrees_with_model(self) -> None:
+            self.swag.query()
+
+    name = "".join(part.title() for part in f"{algorithm_id}_{monoid_id}_{implementation}".split("_"))
+    Machine.__name__ = Machine.__qualname__ = f"{name}Machine"
+    Machine.algorithm_id = algorithm_id
+    Machine.monoid_id = monoid_id
+    Machine.implementation = implementation
+    Machine.max_window = max_window
+    Machine.stats = MachineStats()
+    return Machine
+
+
+def machine_settings(
+    max_examples: int, steps: int = 50, *, derandomize: bool | None = None, print_blob: bool = False
+) -> settings:
+    """Settings for a reproducible machine run: no example database, no deadline, no speed health checks.
+
+    Unset options come from the active Hypothesis profile (``tests/conftest.py`` registers ``ci``/``dev``).
+    """
+    extra: dict[str, Any] = {} if derandomize is None else {"derandomize": derandomize}
+    return settings(
+        max_examples=max_examples,
+        stateful_step_count=steps,
+        database=None,
+        deadline=None,
+        print_blob=print_blob,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+        **extra,
+    )
+
+
+def run_machine(
+    algorithm_id: str,
+    monoid_id: str,
+    implementation: str = "reference",
+    *,
+    max_examples: int = 40,
+    steps: int = 50,
+    seed: int | None = None,
+    max_window: int = DEFAULT_MAX_WINDOW,
+) -> MachineStats:
+    """Run the machine for one combination; raises the (shrunk) failure, returns statistics on success.
+
+    With ``seed`` the run is reproducible (Hypothesis' ``@seed``); without it the active profile decides.
+    """
+    machine = make_machine(algorithm_id, monoid_id, implementation, max_window=max_window)
+    if seed is not None:
+        machine = hypothesis.seed(seed)(machine)
+    run_state_machine_as_test(machine, settings=machine_settings(max_examples, steps))
+    return machine.stats

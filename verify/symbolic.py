@@ -1,0 +1,96 @@
+"""Contracts for CrossHair: symbolic execution of the pure-Python layers (spec and reference).
+
+CrossHair explores the *paths* of a function with symbolic inputs, which suits the fixup cases of DABA: a
+short symbolic operation sequence reaches singleton, flip, shift and shrink. It is symbolic only on pure
+Python, so the optimized layer is checked differentially elsewhere.
+
+Each ``agrees_*`` function runs an operation list through one algorithm and the ADT model and returns True;
+its PEP 316 postcondition (``post: __return__``) is what CrossHair tries to falsify, and the assertions inside
+(model equality, invariant checker, budgets) are the real contract::
+
+    crosshair check --analysis_kind=PEP316 --per_condition_timeout=20 swagkit.verify.symbolic
+
+``swagkit verify --crosshair`` and the test suite run the same check.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from swagkit.reference.daba import DABA
+from swagkit.reference.daba_lite import DABALite
+from swagkit.reference.two_stacks import TwoStacks
+from swagkit.reference.two_stacks_lite import TwoStacksLite
+from swagkit.spec.adt import FifoSwag
+from swagkit.spec.budgets import BUDGETS, BudgetMeter
+from swagkit.spec.checkers import CHECKERS
+from swagkit.spec.errors import SwagkitError
+from swagkit.spec.library import matrix2x2
+
+_GENERATORS = ((1, 1, 0, 1), (0, 1, 1, 0), (2, 0, 0, 1), (1, 0, 3, 1))  # non-commuting 2×2 matrices
+STEPS = 14
+
+
+def _run(cls: Any, pattern: int) -> bool:
+    """Run ``STEPS`` operations: bit i of ``pattern`` set → insert ``_GENERATORS[i % 4]``, clear → evict
+    (when non-empty). After each, check model equality and the budget; at the end, the invariant checker.
+
+    Only the insert/evict *pattern* is symbolic: that is what selects DABA's fixup cases, and keeping the
+    values concrete keeps CrossHair's path search on the control flow that matters.
+    """
+    monoid = matrix2x2()
+    agg = cls(monoid)
+    model: FifoSwag[Any, Any, Any] = FifoSwag(monoid)
+    meter = BudgetMeter(BUDGETS[cls.algorithm])
+    try:
+        for i in range(STEPS):
+            n = len(agg)
+            before = agg.combine_count
+            if (pattern >> i) & 1:
+                value = _GENERATORS[i % 4]
+                agg.insert(value)
+                model.insert(value)
+                meter.record("insert", n, agg.combine_count - before)
+            elif n:
+                agg.evict()
+                model.evict()
+                meter.record("evict", n, agg.combine_count - before)
+            if agg.query() != model.query():
+                return False
+        # The O(n) checker runs once, at the end: per step it would multiply CrossHair's cost per path.
+        CHECKERS[cls.algorithm](agg.snapshot(), monoid, model.values())
+    except SwagkitError:  # a broken invariant or budget is a counterexample, reported as ``False``
+        return False
+    return True
+
+
+def agrees_two_stacks(pattern: int) -> bool:
+    """Two-Stacks agrees with the model, keeps its invariants and budgets.
+
+    post: __return__
+    """
+    return _run(TwoStacks, pattern)
+
+
+def agrees_two_stacks_lite(pattern: int) -> bool:
+    """Two-Stacks Lite agrees with the model, keeps its invariants and budgets.
+
+    post: __return__
+    """
+    return _run(TwoStacksLite, pattern)
+
+
+def agrees_daba(pattern: int) -> bool:
+    """DABA agrees with the model, keeps its invariants and budgets.
+
+    post: __return__
+    """
+    return _run(DABA, pattern)
+
+
+def agrees_daba_lite(pattern: int) -> bool:
+    """DABA Lite agrees with the model, keeps its invariants and budgets.
+
+    post: __return__
+    """
+    return _run(DABALite, pattern)
