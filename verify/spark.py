@@ -1,0 +1,157 @@
+"""Differential testing at scale on Spark.
+
+Each :class:`DiffTask` is one seeded random run of one algorithm over one library monoid: a few thousand
+inserts, evicts and queries applied in lock-step to the reference implementation, the optimized one, and the
+ADT model. :func:`run_task` compares, after every operation, the three answers, the two snapshots and the two
+``combine_count`` values, and reports the first difference with its seed and step so it can be replayed
+locally (``run_task(task)`` is a plain function). Spark only fans the tasks out: :func:`run_on_spark`
+parallelizes them over a local (or any) cluster, so millions of operations are compared in one job.
+
+The embedded default is local Spark (``local[2]``, UI off, loopback only): see :func:`local_session`.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any, Iterable
+
+from swagkit.spec.adt import FifoSwag
+from swagkit.spec.errors import EmptyWindowError
+from swagkit.spec.library import LIBRARY
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+__all__ = ["DiffTask", "DiffResult", "make_tasks", "run_task", "run_on_spark", "local_session", "CLASS_NAMES"]
+
+CLASS_NAMES = {
+    "recalc": "Recalc",
+    "two_stacks": "TwoStacks",
+    "two_stacks_lite": "TwoStacksLite",
+    "daba": "DABA",
+    "daba_lite": "DABALite",
+}
+
+
+@dataclass(frozen=True)
+class DiffTask:
+    """One seeded differential run: ``steps`` random operations on ``algorithm`` over ``monoid``."""
+
+    algorithm: str
+    monoid: str
+    seed: int
+    steps: int = 2000
+    max_window: int = 300
+
+
+@dataclass(frozen=True)
+class DiffResult:
+    """Outcome of a :class:`DiffTask`: ``ok``, the first difference (``detail``, at ``step``), and totals."""
+
+    task: DiffTask
+    ok: bool
+    step: int
+    detail: str
+    operations: int
+    combines: int
+    compiled: bool
+
+
+def make_tasks(algorithms: Iterable[str], monoids: Iterable[str], seeds: int, steps: int = 2000) -> list[DiffTask]:
+    """Every algorithm × monoid × seed in ``range(seeds)``."""
+    return [DiffTask(a, m, s, steps) for a in algorithms for m in monoids for s in range(seeds)]
+
+
+def run_task(task: DiffTask) -> DiffResult:
+    """Run ``task`` locally: reference, optimized and model in lock-step (see the module docstring)."""
+    import swagkit.optimized as optimized
+    import swagkit.reference as reference
+
+    entry = LIBRARY[task.monoid]
+    monoid = entry.factory()
+    examples = list(entry.examples)
+    name = CLASS_NAMES[task.algorithm]
+    ref = getattr(reference, name)(monoid)
+    opt = getattr(optimized, name)(monoid)
+    model: FifoSwag[Any, Any, Any] = FifoSwag(monoid)
+    rng = random.Random(f"{task.algorithm}/{task.monoid}/{task.seed}")
+    compiled = bool(getattr(optimized, "COMPILED", False))
+    # a drifting insert probability makes windows grow, shrink and sometimes drain completely
+    bias = 0.5
+    for step in range(task.steps):
+        if step % 97 == 0:
+            bias = rng.choice((0.2, 0.5, 0.5, 0.8))
+        op = "insert" if (len(model) == 0 or rng.random() < bias) and len(model) < task.max_window else "evict"
+        try:
+            if op == "insert":
+                value = rng.choice(examples)
+                ref.insert(value)
+                opt.insert(value)
+                model.insert(value)
+            else:
+                ref.evict()
+                opt.evict()
+                model.evict()
+        except EmptyWindowError as err:  # pragma: no cover - the model guards evicts
+            return DiffResult(task, False, step, f"{op}: unexpected {err!r}", step, ref.combine_count, compiled)
+        want = model.query()
+        got_ref, got_opt = ref.query(), opt.query()
+        problem = ""
+        if not monoid.eq(got_ref, want):
+            problem = f"reference query {got_ref!r} != model {want!r}"
+        elif not monoid.eq(got_opt, want):
+            problem = f"optimized query {got_opt!r} != model {want!r}"
+        elif ref.combine_count != opt.combine_count:
+            problem = f"combine_count reference {ref.combine_count} != optimized {opt.combine_count}"
+        elif step % 50 == 0 and ref.snapshot() != opt.snapshot():
+            problem = "snapshots differ"
+        if problem:
+            return DiffResult(task, False, step, f"after {op} (step {step}): {problem}", step + 1, ref.combine_count, compiled)
+    return DiffResult(task, True, task.steps, "", task.steps, ref.combine_count, compiled)
+
+
+def _run_partition(tasks: Iterable[DiffTask]) -> Iterable[DiffResult]:
+    for task in tasks:
+        yield run_task(task)
+
+
+def local_session(app_name: str = "swagkit-verify", cores: int = 2) -> "SparkSession":
+    """The embedded default: local Spark on loopback with the UI off and small shuffles."""
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master(f"local[{cores}]")
+        .appName(app_name)
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", str(cores))
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+def run_on_spark(spark: "SparkSession", tasks: list[DiffTask], partitions: int | None = None) -> list[DiffResult]:
+    """Fan ``tasks`` out over ``spark`` and collect the results (in task order)."""
+    sc = spark.sparkContext
+    parts = partitions or max(1, min(len(tasks), sc.defaultParallelism * 4))
+    results: list[DiffResult] = sc.parallelize(tasks, parts).mapPartitions(_run_partition).collect()
+    return results
+
+
+def summarize(results: list[DiffResult]) -> dict[str, Any]:
+    """Totals for a report: tasks, failures, operations and combines compared."""
+    failures = [asdict(r) for r in results if not r.ok]
+    return {
+        "tasks": len(results),
+        "failures": failures,
+        "operations": sum(r.operations for r in results),
+        "combines": sum(r.combines for r in results),
+        "compiled": all(r.compiled for r in results) if results else False,
+    }
