@@ -3,6 +3,10 @@
 Every extension is ``optional=True``: without a C compiler (or without Cython and pre-generated C files) the
 build still succeeds and ``swagkit.optimized`` falls back to its pure-Python implementation
 (``swagkit.optimized.COMPILED`` is then False).
+
+Compiled with ``-O3``. With GCC, the inliner limits are raised so that each algorithm's insert/evict/query/
+fixup is inlined into the per-kind ``window_array`` and ``insert_many`` loops (the typed kind is then a
+compile-time constant and ⊗ a single instruction); with GCC's default limits those loops run about half as fast.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import os
 import sys
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 MODULES = ["_two_stacks", "_two_stacks_lite", "_daba", "_daba_lite"]
 
@@ -20,28 +25,43 @@ DIRECTIVES = {
     "wraparound": False,
     "cdivision": True,
     "initializedcheck": False,
-    "embedsignature": True,
 }
 
 COMPILE_ARGS = [] if sys.platform == "win32" else ["-O3"]
+
+GCC_INLINE_ARGS = [
+    "--param=max-inline-insns-single=2000",
+    "--param=max-inline-insns-auto=500",
+    "--param=large-function-growth=2000",
+    "--param=inline-unit-growth=2000",
+]
+
+
+class BuildExt(build_ext):
+    """``build_ext`` that adds GCC-only inlining parameters when the C compiler is GCC."""
+
+    def build_extensions(self) -> None:
+        compiler_so = getattr(self.compiler, "compiler_so", None) or []
+        if self.compiler.compiler_type == "unix" and compiler_so and "gcc" in os.path.basename(compiler_so[0]):
+            for ext in self.extensions:
+                ext.extra_compile_args = list(ext.extra_compile_args or []) + GCC_INLINE_ARGS
+        super().build_extensions()
 
 
 def _extensions() -> list[Extension]:
     try:
         from Cython.Build import cythonize
     except ImportError:  # no Cython: use C files generated earlier (an sdist), if any
-        sources = {m: f"optimized/{m}.c" for m in MODULES}
         return [
-            Extension(f"swagkit.optimized.{m}", [src], extra_compile_args=COMPILE_ARGS, optional=True)
-            for m, src in sources.items()
-            if os.path.exists(src)
+            Extension(f"swagkit.optimized.{m}", [f"optimized/{m}.c"], extra_compile_args=COMPILE_ARGS, optional=True)
+            for m in MODULES
+            if os.path.exists(f"optimized/{m}.c")
         ]
     exts = [
         Extension(f"swagkit.optimized.{m}", [f"optimized/{m}.pyx"], extra_compile_args=COMPILE_ARGS, optional=True)
         for m in MODULES
-        if os.path.exists(f"optimized/{m}.pyx")
     ]
     return list(cythonize(exts, compiler_directives=DIRECTIVES, include_path=["optimized"], quiet=True))
 
 
-setup(ext_modules=_extensions())
+setup(ext_modules=_extensions(), cmdclass={"build_ext": BuildExt})

@@ -1,4 +1,4 @@
-# cython: language_level=3
+# cython: language_level=3, annotation_typing=False
 """DABA, the De-Amortized Banker's Aggregator, compiled (paper 000 §5).
 
 Same algorithm, state and ⊗ call sequence as :mod:`swagkit.reference.daba`: one deque of ``(val, agg)``
@@ -238,7 +238,10 @@ include "_template.pxi"
 
 
 cdef class DABA:
-    """DABA SWAG (id ``daba``), compiled: worst-case O(1) ⊗ per operation, 2n partial aggregates
+    """DABA(monoid)
+--
+
+DABA SWAG (id ``daba``), compiled: worst-case O(1) ⊗ per operation, 2n partial aggregates
     (paper 000 §5, Theorem 5.2).
 
     Typed monoids (``monoid.kind`` in sum/max/min × f64/i64) run without any Python call per ⊗; any other
@@ -273,7 +276,7 @@ cdef class DABA:
     def __dealloc__(self):
         st_free(&self.st, self.kind)
 
-    def query(self):
+    def query(self) -> Any:
         """``ΠF ⊗ ΠB``, lowered. One ⊗."""
         cdef Slot r
         if self.kind != K_GENERIC:
@@ -283,7 +286,7 @@ cdef class DABA:
             return self._lower(box(self.kind, r))
         return self._lower(st_query_g(&self.st, self._combine))
 
-    def insert(self, value):
+    def insert(self, value: Any) -> None:
         """``deque.pushBack(v, ΠB ⊗ v); E ← E + 1; fixup()``. At most 4 ⊗.
 
         Typed kinds validate ``value`` like ``as_f64``/``as_i64`` before anything changes."""
@@ -295,7 +298,7 @@ cdef class DABA:
         else:
             st_insert_g(&self.st, self._lift(value), self._combine)
 
-    def evict(self):
+    def evict(self) -> None:
         """``F ← F + 1; deque.popFront(); fixup()``. At most 3 ⊗. Raises ``EmptyWindowError`` when empty."""
         if self.st.d.n == 0:
             raise EmptyWindowError("daba: evict() on an empty window")
@@ -304,10 +307,10 @@ cdef class DABA:
         else:
             st_evict_g(&self.st, self._combine)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.st.d.n
 
-    def insert_many(self, values):
+    def insert_many(self, values: Iterable[In]) -> None:
         """Insert each of ``values`` in order (same ⊗ sequence as that many ``insert`` calls); the loop runs in
         C, over the raw buffer for ``array.array``/``memoryview`` input of a typed kind."""
         if self.kind != K_GENERIC:
@@ -318,7 +321,7 @@ cdef class DABA:
         for x in values:
             st_insert_g(&self.st, lift(x), comb)
 
-    def evict_many(self, count):
+    def evict_many(self, count: int) -> None:
         """Evict the ``count`` oldest values in a C loop. Raises ``EmptyWindowError`` (evicting nothing) when
         fewer than ``count`` are held and ``ValueError`` for a negative count."""
         cdef Py_ssize_t i, k
@@ -334,7 +337,7 @@ cdef class DABA:
             for i in range(k):
                 st_evict_g(&self.st, self._combine)
 
-    def snapshot(self):
+    def snapshot(self) -> DABAState:
         """:class:`~swagkit.spec.snapshots.DABAState`, pointers as offsets from F, values as Python
         objects."""
         cdef Deque* d = &self.st.d
@@ -375,9 +378,9 @@ cdef class DABA:
         """Name of the last fixup case (``singleton``, ``flip+shrink`` …), as in the reference."""
         return _CASES[self.st.last_case]
 
-    def _memory_bytes(self):
+    def _memory_bytes(self) -> int:
         """Bytes malloc'd for the chunk storage (chunks with headers, including the spare chunk)."""
         return dq_bytes(&self.st.d, 2)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{type(self).__name__}({self.monoid.name}, n={len(self)})"

@@ -1,4 +1,4 @@
-# cython: language_level=3
+# cython: language_level=3, annotation_typing=False
 """DABA Lite, compiled (paper 000 §6).
 
 Same algorithm, state and ⊗ call sequence as :mod:`swagkit.reference.daba_lite`: one deque of partial
@@ -203,7 +203,10 @@ include "_template.pxi"
 
 
 cdef class DABALite:
-    """DABA Lite SWAG (id ``daba_lite``), compiled: worst-case O(1) ⊗ per operation, n+2 partial aggregates
+    """DABALite(monoid)
+--
+
+DABA Lite SWAG (id ``daba_lite``), compiled: worst-case O(1) ⊗ per operation, n+2 partial aggregates
     (paper 000 §6, Theorem 6.2).
 
     Typed monoids (``monoid.kind`` in sum/max/min × f64/i64) run without any Python call per ⊗; any other
@@ -238,7 +241,7 @@ cdef class DABALite:
     def __dealloc__(self):
         st_free(&self.st, self.kind)
 
-    def query(self):
+    def query(self) -> Any:
         """``ΠF ⊗ aggB``, lowered. One ⊗."""
         cdef Slot r
         if self.kind != K_GENERIC:
@@ -248,7 +251,7 @@ cdef class DABALite:
             return self._lower(box(self.kind, r))
         return self._lower(st_query_g(&self.st, self._combine))
 
-    def insert(self, value):
+    def insert(self, value: Any) -> None:
         """``deque.pushBack(v); E ← E + 1; aggB ← aggB ⊗ v; fixup()``. At most 3 ⊗.
 
         Typed kinds validate ``value`` like ``as_f64``/``as_i64`` before anything changes."""
@@ -260,7 +263,7 @@ cdef class DABALite:
         else:
             st_insert_g(&self.st, self._lift(value), self._combine)
 
-    def evict(self):
+    def evict(self) -> None:
         """``F ← F + 1; deque.popFront(); fixup()``. At most 2 ⊗. Raises ``EmptyWindowError`` when empty."""
         if self.st.d.n == 0:
             raise EmptyWindowError("daba_lite: evict() on an empty window")
@@ -269,10 +272,10 @@ cdef class DABALite:
         else:
             st_evict_g(&self.st, self._combine)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.st.d.n
 
-    def insert_many(self, values):
+    def insert_many(self, values: Iterable[In]) -> None:
         """Insert each of ``values`` in order (same ⊗ sequence as that many ``insert`` calls); the loop runs in
         C, over the raw buffer for ``array.array``/``memoryview`` input of a typed kind."""
         if self.kind != K_GENERIC:
@@ -283,7 +286,7 @@ cdef class DABALite:
         for x in values:
             st_insert_g(&self.st, lift(x), comb)
 
-    def evict_many(self, count):
+    def evict_many(self, count: int) -> None:
         """Evict the ``count`` oldest values in a C loop. Raises ``EmptyWindowError`` (evicting nothing) when
         fewer than ``count`` are held and ``ValueError`` for a negative count."""
         cdef Py_ssize_t i, k
@@ -299,7 +302,7 @@ cdef class DABALite:
             for i in range(k):
                 st_evict_g(&self.st, self._combine)
 
-    def snapshot(self):
+    def snapshot(self) -> DABALiteState:
         """:class:`~swagkit.spec.snapshots.DABALiteState`, pointers as offsets from F, values as Python
         objects."""
         cdef Deque* d = &self.st.d
@@ -339,9 +342,9 @@ cdef class DABALite:
         """Name of the last fixup case (``singleton``, ``flip+shrink`` …), as in the reference."""
         return _CASES[self.st.last_case]
 
-    def _memory_bytes(self):
+    def _memory_bytes(self) -> int:
         """Bytes malloc'd for the chunk storage (chunks with headers, including the spare chunk)."""
         return dq_bytes(&self.st.d, 1)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{type(self).__name__}({self.monoid.name}, n={len(self)})"

@@ -1,4 +1,4 @@
-# cython: language_level=3
+# cython: language_level=3, annotation_typing=False
 """Two-Stacks, compiled (paper 000 §3).
 
 Same algorithm, state and ⊗ call sequence as :mod:`swagkit.reference.two_stacks`: a front stack F (aggregated
@@ -186,7 +186,10 @@ include "_template.pxi"
 
 
 cdef class TwoStacks:
-    """Two-Stacks SWAG (id ``two_stacks``), compiled: amortized O(1), worst-case O(n) ⊗ per operation, 2n
+    """TwoStacks(monoid)
+--
+
+Two-Stacks SWAG (id ``two_stacks``), compiled: amortized O(1), worst-case O(n) ⊗ per operation, 2n
     partial aggregates (paper 000 §3, Theorem 3.2).
 
     Typed monoids (``monoid.kind`` in sum/max/min × f64/i64) run without any Python call per ⊗; any other
@@ -221,7 +224,7 @@ cdef class TwoStacks:
     def __dealloc__(self):
         st_free(&self.st, self.kind)
 
-    def query(self):
+    def query(self) -> Any:
         """``ΠF ⊗ ΠB``, lowered. One ⊗."""
         cdef Slot r
         if self.kind != K_GENERIC:
@@ -231,7 +234,7 @@ cdef class TwoStacks:
             return self._lower(box(self.kind, r))
         return self._lower(st_query_g(&self.st, self._combine))
 
-    def insert(self, value):
+    def insert(self, value: Any) -> None:
         """``B.push(v, ΠB ⊗ v)``. One ⊗.
 
         Typed kinds validate ``value`` like ``as_f64``/``as_i64`` before anything changes."""
@@ -243,7 +246,7 @@ cdef class TwoStacks:
         else:
             st_insert_g(&self.st, self._lift(value), self._combine)
 
-    def evict(self):
+    def evict(self) -> None:
         """Pop F, flipping B onto F first when F is empty. At most n ⊗, amortized one. Raises
         ``EmptyWindowError`` when empty."""
         if st_len(&self.st) == 0:
@@ -253,10 +256,10 @@ cdef class TwoStacks:
         else:
             st_evict_g(&self.st, self._combine)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return st_len(&self.st)
 
-    def insert_many(self, values):
+    def insert_many(self, values: Iterable[In]) -> None:
         """Insert each of ``values`` in order (same ⊗ sequence as that many ``insert`` calls); the loop runs in
         C, over the raw buffer for ``array.array``/``memoryview`` input of a typed kind."""
         if self.kind != K_GENERIC:
@@ -267,7 +270,7 @@ cdef class TwoStacks:
         for x in values:
             st_insert_g(&self.st, lift(x), comb)
 
-    def evict_many(self, count):
+    def evict_many(self, count: int) -> None:
         """Evict the ``count`` oldest values in a C loop. Raises ``EmptyWindowError`` (evicting nothing) when
         fewer than ``count`` are held and ``ValueError`` for a negative count."""
         cdef Py_ssize_t i, k
@@ -283,7 +286,7 @@ cdef class TwoStacks:
             for i in range(k):
                 st_evict_g(&self.st, self._combine)
 
-    def snapshot(self):
+    def snapshot(self) -> TwoStacksState:
         """:class:`~swagkit.spec.snapshots.TwoStacksState`, pointers as offsets from F, values as Python
         objects."""
         cdef Py_ssize_t i
@@ -309,9 +312,9 @@ cdef class TwoStacks:
     def combine_count(self, value):
         self.st.count = value
 
-    def _memory_bytes(self):
+    def _memory_bytes(self) -> int:
         """Bytes malloc'd for the two stacks (their capacities)."""
         return (self.st.capF + self.st.capB) * 2 * <Py_ssize_t>sizeof(Slot)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{type(self).__name__}({self.monoid.name}, n={len(self)})"

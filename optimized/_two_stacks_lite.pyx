@@ -1,4 +1,4 @@
-# cython: language_level=3
+# cython: language_level=3, annotation_typing=False
 """Two-Stacks Lite, compiled (paper 000 §4).
 
 Same algorithm, state and ⊗ call sequence as :mod:`swagkit.reference.two_stacks_lite`: one deque with pointers
@@ -128,7 +128,10 @@ include "_template.pxi"
 
 
 cdef class TwoStacksLite:
-    """Two-Stacks Lite SWAG (id ``two_stacks_lite``), compiled: amortized O(1), worst-case O(n) ⊗ per operation,
+    """TwoStacksLite(monoid)
+--
+
+Two-Stacks Lite SWAG (id ``two_stacks_lite``), compiled: amortized O(1), worst-case O(n) ⊗ per operation,
     n+1 partial aggregates (paper 000 §4, Theorem 4.2).
 
     Typed monoids (``monoid.kind`` in sum/max/min × f64/i64) run without any Python call per ⊗; any other
@@ -163,7 +166,7 @@ cdef class TwoStacksLite:
     def __dealloc__(self):
         st_free(&self.st, self.kind)
 
-    def query(self):
+    def query(self) -> Any:
         """``ΠF ⊗ aggB``, lowered. One ⊗."""
         cdef Slot r
         if self.kind != K_GENERIC:
@@ -173,7 +176,7 @@ cdef class TwoStacksLite:
             return self._lower(box(self.kind, r))
         return self._lower(st_query_g(&self.st, self._combine))
 
-    def insert(self, value):
+    def insert(self, value: Any) -> None:
         """Push v onto lB and fold it into aggB. One ⊗.
 
         Typed kinds validate ``value`` like ``as_f64``/``as_i64`` before anything changes."""
@@ -185,7 +188,7 @@ cdef class TwoStacksLite:
         else:
             st_insert_g(&self.st, self._lift(value), self._combine)
 
-    def evict(self):
+    def evict(self) -> None:
         """Pop the front; if lF is empty, first flip lB into suffix aggregates in place. At most n ⊗, amortized
         one. Raises ``EmptyWindowError`` when empty."""
         if self.st.d.n == 0:
@@ -195,10 +198,10 @@ cdef class TwoStacksLite:
         else:
             st_evict_g(&self.st, self._combine)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.st.d.n
 
-    def insert_many(self, values):
+    def insert_many(self, values: Iterable[In]) -> None:
         """Insert each of ``values`` in order (same ⊗ sequence as that many ``insert`` calls); the loop runs in
         C, over the raw buffer for ``array.array``/``memoryview`` input of a typed kind."""
         if self.kind != K_GENERIC:
@@ -209,7 +212,7 @@ cdef class TwoStacksLite:
         for x in values:
             st_insert_g(&self.st, lift(x), comb)
 
-    def evict_many(self, count):
+    def evict_many(self, count: int) -> None:
         """Evict the ``count`` oldest values in a C loop. Raises ``EmptyWindowError`` (evicting nothing) when
         fewer than ``count`` are held and ``ValueError`` for a negative count."""
         cdef Py_ssize_t i, k
@@ -225,7 +228,7 @@ cdef class TwoStacksLite:
             for i in range(k):
                 st_evict_g(&self.st, self._combine)
 
-    def snapshot(self):
+    def snapshot(self) -> TwoStacksLiteState:
         """:class:`~swagkit.spec.snapshots.TwoStacksLiteState`, pointers as offsets from F, values as Python
         objects."""
         cdef Deque* d = &self.st.d
@@ -256,9 +259,9 @@ cdef class TwoStacksLite:
     def combine_count(self, value):
         self.st.count = value
 
-    def _memory_bytes(self):
+    def _memory_bytes(self) -> int:
         """Bytes malloc'd for the chunk storage (chunks with headers, including the spare chunk)."""
         return dq_bytes(&self.st.d, 1)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{type(self).__name__}({self.monoid.name}, n={len(self)})"

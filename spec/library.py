@@ -900,8 +900,8 @@ def relative_variation() -> Monoid[Any, MinMax, Any]:
     """Relative variation ``(max - min) / max`` of the window (paper 000 §7.3).
 
     Paper 000 names the operator only ("an aggregation operation inspired by Query 2 of the DEBS 2012 Grand
-    Challenge: relative variation"; Query 2 monitors the spread of the equipment's energy readings). Its
-    experiments ran the authors' public suite (IBM/sliding-window-aggregators, ``RelativeVariation`` in
+    Challenge: relative variation"; it does not give a formula, and the Grand Challenge text itself is not in
+    this repository). Its experiments ran the authors' public suite (IBM/sliding-window-aggregators, ``RelativeVariation`` in
     ``cpp/src/AggregationFunctions.hpp``), whose partial aggregate is ``{min, max}`` with
     ``lower = (max - min) / max``; this factory follows that definition. (That suite's identity,
     ``{min: INT64_MIN, max: INT64_MAX}``, is absorbing rather than neutral; here it is ``(+inf, -inf)``.)

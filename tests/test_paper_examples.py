@@ -98,25 +98,49 @@ def test_two_stacks_state_and_order_of_section_3(impl: types.ModuleType) -> None
     assert agg.query() == "cdefghijklmn"
 
 
-def _cases_of_insert_trace(cls: type) -> list[str]:
+def _cases(cls: type, ops: str) -> dict[str, str]:
+    """Fixup case of each step (A, B, …) of a trace: ``i`` inserts the step's letter, ``e`` evicts.
+    An impossible trace (evict from an empty window) gives ``{}``."""
     agg = cls(string_concat())
-    cases = []
-    for ch in "abcdefghijklmn":
-        agg.insert(ch)
-        cases.append(agg.last_case)
+    cases: dict[str, str] = {}
+    for step, (label, op) in enumerate(zip("ABCDEFGHIJKLMN", ops)):
+        if op == "i":
+            agg.insert("abcdefghijklmn"[step])
+        elif len(agg) == 0:
+            return {}
+        else:
+            agg.evict()
+        cases[label] = agg.last_case
     return cases
+
+
+def _matches_paper(cases: dict[str, str]) -> bool:
+    return bool(cases) and (
+        [cases[s] for s in "BC"] == ["flip+shrink", "shift"]
+        and [cases[s] for s in "DEFG"] == ["flip+shrink", "shrink", "shift", "shift"]
+        and [cases[s] for s in "HIJKLM"] == ["flip+shrink", "shrink", "shrink", "shift", "shift", "shift"]
+    )
 
 
 @pytest.mark.parametrize("cls", [swagkit.reference.DABA, swagkit.reference.DABALite])
 def test_fixup_case_sequences_of_daba_intuitive_view(cls: type) -> None:
-    """000 §5 "DABA Intuitive View": from (B) [flip shrink shift]; from (D) [flip shrink shrink shift shift];
-    from (H) [flip shrink shrink shrink shift shift shift] (a flip is always followed, in the same fixup, by
-    the shrink that the paper lists next). Steps (A), (B), … are successive inserts of a, b, …"""
-    cases = dict(zip("ABCDEFGHIJKLMN", _cases_of_insert_trace(cls)))
+    """000 §5 "DABA Intuitive View": the trace of Figs. 5/6 runs [flip shrink shift] from step (B),
+    [flip shrink shrink shift shift] from (D) and [flip shrink shrink shrink shift shift shift] from (H): each
+    flip is followed by m shrinks and m shifts, m = 1, 2, 3 (a flip and the first shrink share one fixup).
+
+    The figures are not in the text, so the trace's operations are recovered: of all 256 insert/evict
+    patterns for steps A–H, exactly four reproduce those sequences -- inserts at A–D, then one evict and three
+    inserts in E–H (the window must hold 2m = 2, 4, 6 elements at the flips).
+    """
+    prefixes = ["".join("ie"[(p >> k) & 1] for k in range(8)) for p in range(256)]
+    found = [pre for pre in prefixes if _matches_paper(_cases(cls, pre + "iiiiii"))]
+    assert sorted(found) == ["iiiieiii", "iiiiieii", "iiiiiiei", "iiiiiiie"]
+    cases = _cases(cls, "iiiieiii" + "iiiiii")
     assert cases["A"] == "singleton"
-    assert [cases[s] for s in "BC"] == ["flip+shrink", "shift"]
-    assert [cases[s] for s in "DEFG"] == ["flip+shrink", "shrink", "shift", "shift"]
-    assert [cases[s] for s in "HIJKLMN"] == ["flip+shrink", "shrink", "shrink", "shift", "shift", "shift"]
+    # m grows by one per cycle here; with inserts only it doubles instead (flips at 2, 4, 8 elements)
+    insert_only = _cases(cls, "i" * 14)
+    assert [s for s, c in insert_only.items() if c.startswith("flip")] == ["B", "D", "H"]
+    assert [insert_only[s] for s in "HIJK"] == ["flip+shrink", "shrink", "shrink", "shrink"]
 
 
 @pytest.mark.parametrize("impl", IMPLEMENTATIONS)

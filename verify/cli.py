@@ -31,8 +31,8 @@ from .strategies import strategy_for
 
 __all__ = ["main", "build_parser", "DEFAULT_EXAMPLES", "DEFAULT_STEPS"]
 
-DEFAULT_EXAMPLES = 30
-DEFAULT_STEPS = 50
+DEFAULT_EXAMPLES = 20
+DEFAULT_STEPS = 40
 QUICK_EXAMPLES = 8
 QUICK_STEPS = 25
 
@@ -187,7 +187,7 @@ def verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     tasks, skipped = planned
     machines = sum(1 for t in tasks if t.combo is not None)
     laws = len(tasks) - machines
-    example = tasks[0] if tasks else None
+    example = next((t for t in tasks if t.combo is not None), tasks[0] if tasks else None)
     print(
         f"swagkit verify: {laws} monoid law sets + {machines} combinations"
         + (f", {example.examples} examples × {example.steps} steps" if example and machines else "")

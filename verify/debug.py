@@ -30,6 +30,7 @@ The wrapper must know the window's contents: it accepts an empty aggregator, or 
 
 from __future__ import annotations
 
+import math
 import os
 import reprlib
 from collections import deque
@@ -44,10 +45,14 @@ from swagkit.spec.monoid import Monoid
 from . import registry
 from .errors import BudgetExceededAt, InvariantViolationAt, ModelMismatchAt
 
-__all__ = ["ENV_VAR", "check_enabled", "checked", "CheckedAggregator", "record_bulk"]
+__all__ = ["ENV_VAR", "check_enabled", "checked", "CheckedAggregator", "record_bulk", "outputs_close"]
 
 #: Environment variable that turns debug mode on for aggregators built by :func:`registry.create`.
 ENV_VAR = "SWAGKIT_CHECK"
+
+#: Tolerance for lowered query outputs of monoids whose ``tolerance`` is not ``"exact"`` (see ``_same``).
+OUTPUT_REL_TOL = 1e-6
+OUTPUT_ABS_TOL = 1e-6
 
 CheckerFn = Callable[[Any, Monoid[Any, Any, Any], Sequence[Any]], None]
 
@@ -94,6 +99,22 @@ def record_bulk(meter: BudgetMeter, operation: str, n_before: int, count: int, u
             amortized,
             b.source + " (average/amortized bound)",
         )
+
+
+def outputs_close(got: Any, want: Any, rel: float = OUTPUT_REL_TOL, abs_tol: float = OUTPUT_ABS_TOL) -> bool:
+    """Approximate equality of lowered outputs: floats by ``math.isclose``, containers element-wise."""
+    if isinstance(got, (int, float)) and isinstance(want, (int, float)):
+        return got == want or math.isclose(got, want, rel_tol=rel, abs_tol=abs_tol)
+    if isinstance(got, (tuple, list)) and isinstance(want, (tuple, list)):
+        return (
+            type(got) is type(want)
+            and len(got) == len(want)
+            and all(outputs_close(g, w, rel, abs_tol) for g, w in zip(got, want))
+        )
+    try:
+        return bool(got == want)
+    except Exception:
+        return False
 
 
 class CheckedAggregator:
@@ -224,15 +245,27 @@ class CheckedAggregator:
             raise err from exc
 
     def _same(self, got: Any, want: Any) -> bool:
+        """Whether a query answer matches the model's (both are *lowered* outputs).
+
+        Exact ``==`` first, then the monoid's equality (it is defined on aggregates but often applies to
+        outputs too), then an ``out_eq`` the monoid may provide for outputs. For monoids with a stated
+        tolerance the output is compared approximately (:func:`outputs_close`): ``lower`` can amplify rounding
+        that ``eq`` accepts on aggregates (a square root near zero), and the invariant checkers already
+        compare every stored partial aggregate with ``eq``.
+        """
         try:
             if got == want:
                 return True
-        except Exception:  # e.g. numpy arrays; fall through to the monoid's equality
+        except Exception:  # e.g. numpy arrays; fall through to the monoid's equalities
             pass
-        try:
-            return bool(self.monoid.eq(got, want))
-        except Exception:
-            return False
+        for eq in (getattr(self.monoid, "out_eq", None), self.monoid.eq):
+            if callable(eq):
+                try:
+                    if eq(got, want):
+                        return True
+                except Exception:
+                    pass
+        return self.monoid.tolerance != "exact" and outputs_close(got, want)
 
     # ----------------------------------------------------------------------------------------------------------
     # the FIFO SWAG operations
