@@ -61,7 +61,10 @@ def _extensions() -> list[Extension]:
         Extension(f"swagkit.optimized.{m}", [f"optimized/{m}.pyx"], extra_compile_args=COMPILE_ARGS, optional=True)
         for m in MODULES
     ]
-    return list(cythonize(exts, compiler_directives=DIRECTIVES, include_path=["optimized"], quiet=True))
+    built = list(cythonize(exts, compiler_directives=DIRECTIVES, include_path=["optimized"], quiet=True))
+    for ext in built:  # cythonize() rebuilds the Extension objects and drops ``optional``
+        ext.optional = True
+    return built
 
 
 setup(ext_modules=_extensions(), cmdclass={"build_ext": BuildExt})

@@ -12,6 +12,7 @@ Complexity (Theorem 5.2): 2n stored partial aggregates; worst-case ⊗ per opera
 
 include "_common.pxi"
 
+from swagkit.spec.errors import SwagkitError
 from swagkit.spec.snapshots import DABAState
 
 cdef enum:
@@ -35,6 +36,7 @@ ctypedef struct State:
     Slot one
     int64_t count
     int last_case
+    bint broken      # generic path: a combine raised half-way through an update (see st_check_g)
 
 
 cdef inline Py_ssize_t st_len(State* s) noexcept nogil:
@@ -51,6 +53,7 @@ cdef int st_init(State* s, int kind, Slot one) noexcept:
     s.one = one
     s.count = 0
     s.last_case = C_NONE
+    s.broken = False
     if kind == K_GENERIC:
         Py_XINCREF(one.o)
     return 0
@@ -210,8 +213,21 @@ cdef int st_fixup_g(State* s, object comb) except -1:
     return 0
 
 
+cdef int st_check_g(State* s) except -1:
+    """A combine that raises half-way through ``fixup`` leaves the pointers breaking the size invariants; going on
+    from there could move a pointer out of the deque (the reference would compute garbage or fail an assertion),
+    so the compiled generic path refuses further updates instead."""
+    if s.broken:
+        raise SwagkitError(
+            "daba: a combine call raised during an earlier insert/evict (or re-entered one); the aggregator "
+            "is inconsistent and can no longer be updated"
+        )
+    return 0
+
+
 cdef int st_insert_g(State* s, object v, object comb) except -1:
     cdef Slot* slot
+    st_check_g(s)
     s.count += 1
     agg = comb(pi_b_g(s), v)
     slot = dq_push(&s.d, 2)
@@ -219,14 +235,21 @@ cdef int st_insert_g(State* s, object v, object comb) except -1:
         raise MemoryError()
     slot_put(&slot[0], v)
     slot_put(&slot[1], agg)
-    return st_fixup_g(s, comb)
+    s.broken = True
+    st_fixup_g(s, comb)
+    s.broken = False
+    return 0
 
 
 cdef int st_evict_g(State* s, object comb) except -1:
+    st_check_g(s)
+    s.broken = True
     slot_clear(&s.d.front.p[0])
     slot_clear(&s.d.front.p[1])
     dq_pop(&s.d, 2)
-    return st_fixup_g(s, comb)
+    st_fixup_g(s, comb)
+    s.broken = False
+    return 0
 
 
 cdef object st_query_g(State* s, object comb):

@@ -12,6 +12,7 @@ Complexity (Theorem 6.2): n+2 stored partial aggregates; worst-case ⊗ per oper
 
 include "_common.pxi"
 
+from swagkit.spec.errors import SwagkitError
 from swagkit.spec.snapshots import DABALiteState
 
 cdef enum:
@@ -35,6 +36,7 @@ ctypedef struct State:
     Slot one
     int64_t count
     int last_case
+    bint broken      # generic path: a combine raised half-way through an update (see st_check_g)
 
 
 cdef inline Py_ssize_t st_len(State* s) noexcept nogil:
@@ -53,6 +55,7 @@ cdef int st_init(State* s, int kind, Slot one) noexcept:
     s.aggB = one
     s.count = 0
     s.last_case = C_NONE
+    s.broken = False
     if kind == K_GENERIC:
         Py_XINCREF(one.o)
         Py_XINCREF(one.o)
@@ -176,21 +179,42 @@ cdef int st_fixup_g(State* s, object comb) except -1:
     return 0
 
 
+cdef int st_check_g(State* s) except -1:
+    """A combine that raises half-way through ``fixup`` leaves the pointers breaking the size invariants; going on
+    from there could move a pointer out of the deque (the reference would compute garbage or fail an assertion),
+    so the compiled generic path refuses further updates instead."""
+    if s.broken:
+        raise SwagkitError(
+            "daba_lite: a combine call raised during an earlier insert/evict (or re-entered one); the aggregator "
+            "is inconsistent and can no longer be updated"
+        )
+    return 0
+
+
 cdef int st_insert_g(State* s, object v, object comb) except -1:
-    cdef Slot* slot = dq_push(&s.d, 1)
+    cdef Slot* slot
+    st_check_g(s)
+    s.count += 1
+    r = comb(slot_get(s.aggB), v)  # before the push (no ⊗ in between): a raise here changes nothing
+    slot = dq_push(&s.d, 1)
     if slot == NULL:
         raise MemoryError()
     slot_put(slot, v)
-    s.count += 1
-    r = comb(slot_get(s.aggB), v)
     slot_set(&s.aggB, r)
-    return st_fixup_g(s, comb)
+    s.broken = True
+    st_fixup_g(s, comb)
+    s.broken = False
+    return 0
 
 
 cdef int st_evict_g(State* s, object comb) except -1:
+    st_check_g(s)
+    s.broken = True
     slot_clear(s.d.front.p)
     dq_pop(&s.d, 1)
-    return st_fixup_g(s, comb)
+    st_fixup_g(s, comb)
+    s.broken = False
+    return 0
 
 
 cdef object st_query_g(State* s, object comb):

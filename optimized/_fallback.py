@@ -1,6 +1,9 @@
 """Pure-Python fallback of :mod:`swagkit.optimized` (used when ``SWAGKIT_PUREPYTHON`` is set or the compiled
 extensions are missing): the reference algorithms themselves, so API, snapshots and ``combine_count`` agree by
 construction. Each class adds ``_memory_bytes()`` (None: not measurable for Python objects).
+
+Complexity is that of the reference (paper 000): Two-Stacks §3 and Two-Stacks Lite §4 (Theorems 3.2, 4.2:
+amortized O(1), worst-case O(n) ⊗), DABA §5 and DABA Lite §6 (Theorems 5.2, 6.2: worst-case O(1) ⊗).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ __all__ = ["TwoStacks", "TwoStacksLite", "DABA", "DABALite"]
 
 
 class TwoStacks(_RefTwoStacks):
-    __doc__ = two_stacks.TwoStacks.__doc__
+    __doc__ = f"Paper 000 §3, pure-Python fallback (the reference class). {two_stacks.TwoStacks.__doc__}"
 
     def _memory_bytes(self) -> None:
         """Not measurable for the pure-Python fallback."""
@@ -23,7 +26,7 @@ class TwoStacks(_RefTwoStacks):
 
 
 class TwoStacksLite(_RefTwoStacksLite):
-    __doc__ = two_stacks_lite.TwoStacksLite.__doc__
+    __doc__ = f"Paper 000 §4, pure-Python fallback (the reference class). {two_stacks_lite.TwoStacksLite.__doc__}"
 
     def _memory_bytes(self) -> None:
         """Not measurable for the pure-Python fallback."""
@@ -31,7 +34,7 @@ class TwoStacksLite(_RefTwoStacksLite):
 
 
 class DABA(_RefDABA):
-    __doc__ = daba.DABA.__doc__
+    __doc__ = f"Paper 000 §5, pure-Python fallback (the reference class). {daba.DABA.__doc__}"
 
     def _memory_bytes(self) -> None:
         """Not measurable for the pure-Python fallback."""
@@ -39,7 +42,7 @@ class DABA(_RefDABA):
 
 
 class DABALite(_RefDABALite):
-    __doc__ = daba_lite.DABALite.__doc__
+    __doc__ = f"Paper 000 §6, pure-Python fallback (the reference class). {daba_lite.DABALite.__doc__}"
 
     def _memory_bytes(self) -> None:
         """Not measurable for the pure-Python fallback."""

@@ -12,6 +12,7 @@ is amortized O(1) like the algorithm itself); F's capacity is kept ≥ n on inse
 
 include "_common.pxi"
 
+from swagkit.spec.errors import SwagkitError
 from swagkit.spec.snapshots import TwoStacksState
 
 # a stack element is two slots: [2*i] is val, [2*i+1] is agg; the top is the last element
@@ -25,6 +26,7 @@ ctypedef struct State:
     Py_ssize_t capB
     Slot one
     int64_t count
+    bint busy        # generic path: inside an update (guards against re-entry from combine/__del__)
     bint ok
 
 
@@ -41,6 +43,7 @@ cdef int st_init(State* s, int kind, Slot one) noexcept:
     s.B = <Slot*>malloc(2 * s.capB * sizeof(Slot))
     s.one = one
     s.count = 0
+    s.busy = False
     s.ok = s.F != NULL and s.B != NULL
     if not s.ok:
         free(s.F)
@@ -148,32 +151,47 @@ cdef inline object pi_b_g(State* s):
     return slot_get(s.one) if s.nB == 0 else slot_get(s.B[2 * s.nB - 1])
 
 
+cdef int st_enter_g(State* s) except -1:
+    if s.busy:
+        raise SwagkitError("two_stacks: insert/evict re-entered from a combine call")
+    s.busy = True
+    return 0
+
+
 cdef int st_insert_g(State* s, object v, object comb) except -1:
-    if st_reserve(s) < 0:
-        raise MemoryError()
-    s.count += 1
-    agg = comb(pi_b_g(s), v)
-    slot_put(&s.B[2 * s.nB], v)
-    slot_put(&s.B[2 * s.nB + 1], agg)
-    s.nB += 1
+    st_enter_g(s)
+    try:
+        if st_reserve(s) < 0:
+            raise MemoryError()
+        s.count += 1
+        agg = comb(pi_b_g(s), v)
+        slot_put(&s.B[2 * s.nB], v)
+        slot_put(&s.B[2 * s.nB + 1], agg)
+        s.nB += 1
+    finally:
+        s.busy = False
     return 0
 
 
 cdef int st_evict_g(State* s, object comb) except -1:
-    if s.nF == 0:  # flip
-        while s.nB > 0:
-            val = slot_get(s.B[2 * s.nB - 2])
-            s.count += 1
-            agg = comb(val, pi_f_g(s))
-            slot_put(&s.F[2 * s.nF], val)
-            slot_put(&s.F[2 * s.nF + 1], agg)
-            s.nF += 1
-            s.nB -= 1
-            slot_clear(&s.B[2 * s.nB])
-            slot_clear(&s.B[2 * s.nB + 1])
-    s.nF -= 1
-    slot_clear(&s.F[2 * s.nF])
-    slot_clear(&s.F[2 * s.nF + 1])
+    st_enter_g(s)
+    try:
+        if s.nF == 0:  # flip
+            while s.nB > 0:
+                val = slot_get(s.B[2 * s.nB - 2])
+                s.count += 1
+                agg = comb(val, pi_f_g(s))
+                slot_put(&s.F[2 * s.nF], val)
+                slot_put(&s.F[2 * s.nF + 1], agg)
+                s.nF += 1
+                s.nB -= 1
+                slot_clear(&s.B[2 * s.nB])
+                slot_clear(&s.B[2 * s.nB + 1])
+        s.nF -= 1
+        slot_clear(&s.F[2 * s.nF])
+        slot_clear(&s.F[2 * s.nF + 1])
+    finally:
+        s.busy = False
     return 0
 
 

@@ -12,6 +12,7 @@ Complexity (Theorem 4.2): n+1 stored partial aggregates; ``query`` and ``insert`
 
 include "_common.pxi"
 
+from swagkit.spec.errors import SwagkitError
 from swagkit.spec.snapshots import TwoStacksLiteState
 
 ctypedef struct State:
@@ -20,6 +21,7 @@ ctypedef struct State:
     Slot aggB
     Slot one
     int64_t count
+    bint busy        # generic path: inside an update (guards against re-entry from combine/__del__)
 
 
 cdef inline Py_ssize_t st_len(State* s) noexcept nogil:
@@ -33,6 +35,7 @@ cdef int st_init(State* s, int kind, Slot one) noexcept:
     s.one = one
     s.aggB = one
     s.count = 0
+    s.busy = False
     if kind == K_GENERIC:
         Py_XINCREF(one.o)
         Py_XINCREF(one.o)
@@ -90,31 +93,46 @@ cdef inline Slot st_query_t(State* s, int kind) noexcept nogil:
 
 # -------------------------------------------------------------------------------------------------- generic
 
+cdef int st_enter_g(State* s) except -1:
+    if s.busy:
+        raise SwagkitError("two_stacks_lite: insert/evict re-entered from a combine call")
+    s.busy = True
+    return 0
+
+
 cdef int st_insert_g(State* s, object v, object comb) except -1:
     cdef Slot* slot = dq_push(&s.d, 1)
-    if slot == NULL:
-        raise MemoryError()
-    slot_put(slot, v)
-    s.count += 1
-    r = comb(slot_get(s.aggB), v)
-    slot_set(&s.aggB, r)
+    st_enter_g(s)
+    try:
+        if slot == NULL:
+            raise MemoryError()
+        slot_put(slot, v)
+        s.count += 1
+        r = comb(slot_get(s.aggB), v)
+        slot_set(&s.aggB, r)
+    finally:
+        s.busy = False
     return 0
 
 
 cdef int st_evict_g(State* s, object comb) except -1:
     cdef Ptr i, nxt
-    if s.d.front.p == s.B.p and s.B.p != s.d.back.p:  # flip
-        i = p_dec(s.d.back, 1)
-        while i.p != s.d.front.p:
-            nxt = i
-            i = p_dec(i, 1)
-            s.count += 1
-            r = comb(slot_get(i.p[0]), slot_get(nxt.p[0]))
-            slot_set(i.p, r)
-        s.B = s.d.back
-        slot_set(&s.aggB, slot_get(s.one))
-    slot_clear(s.d.front.p)
-    dq_pop(&s.d, 1)
+    st_enter_g(s)
+    try:
+        if s.d.front.p == s.B.p and s.B.p != s.d.back.p:  # flip
+            i = p_dec(s.d.back, 1)
+            while i.p != s.d.front.p:
+                nxt = i
+                i = p_dec(i, 1)
+                s.count += 1
+                r = comb(slot_get(i.p[0]), slot_get(nxt.p[0]))
+                slot_set(i.p, r)
+            s.B = s.d.back
+            slot_set(&s.aggB, slot_get(s.one))
+        slot_clear(s.d.front.p)
+        dq_pop(&s.d, 1)
+    finally:
+        s.busy = False
     return 0
 
 

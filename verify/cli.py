@@ -31,7 +31,7 @@ from .strategies import strategy_for
 
 __all__ = ["main", "build_parser", "DEFAULT_EXAMPLES", "DEFAULT_STEPS"]
 
-DEFAULT_EXAMPLES = 20
+DEFAULT_EXAMPLES = 12
 DEFAULT_STEPS = 40
 QUICK_EXAMPLES = 8
 QUICK_STEPS = 25
@@ -194,6 +194,9 @@ def verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         + f", seed {args.seed}, {args.jobs} job(s)",
         file=err,
     )
+    impls = sorted({t.combo.implementation for t in tasks if t.combo is not None})
+    if impls:
+        print(f"implementations: {', '.join(_describe_implementation(i) for i in impls)}", file=err)
     start = time.perf_counter()
     width = len(str(len(tasks)))
     done = 0
@@ -201,9 +204,12 @@ def verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     def progress(r: Result) -> None:
         nonlocal done
         done += 1
+        examples = "-" if r.failed else str(r.examples)
+        steps = "-" if r.failed or r.task.combo is None else str(r.steps)
+        counts = f"{examples:>4} ex {steps:>6} steps"
         print(
-            f"[{done:>{width}}/{len(tasks)}] {r.task.name:<45} {r.status:<5} {r.examples:>4} ex "
-            f"{r.steps:>6} steps {r.seconds:7.2f}s" + (f"  {r.note}" if r.failed else ""),
+            f"[{done:>{width}}/{len(tasks)}] {r.task.name:<45} {r.status:<5} {counts} {r.seconds:7.2f}s"
+            + (f"  {r.note}" if r.failed else ""),
             file=err,
             flush=True,
         )
@@ -212,6 +218,12 @@ def verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     elapsed = time.perf_counter() - start
     print_summary(results, skipped, elapsed, args.seed, out)
     return 1 if any(r.failed for r in results) else 0
+
+
+def _describe_implementation(impl_id: str) -> str:
+    info = registry.IMPLEMENTATIONS.get(impl_id)
+    compiled = info.compiled() if info is not None else None
+    return impl_id + ("" if compiled is None else " (compiled)" if compiled else " (pure-Python fallback)")
 
 
 def _table(rows: Sequence[Sequence[str]], right: set[int]) -> list[str]:

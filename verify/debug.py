@@ -208,18 +208,16 @@ class CheckedAggregator:
         return self.algorithm or type(self.inner).__name__
 
     def _verify_state(self, op: str) -> None:
-        """Length, invariants and space of the aggregator against the model."""
-        n = len(self.inner)
-        if n != len(self.model):
-            raise self._mismatch(op, f"len() is {n}, the model window holds {len(self.model)}")
-        if self._checker is None and not self._space:
-            return
-        state = self.inner.snapshot()
+        """Invariants (first: they name what is wrong most precisely), length and space against the model."""
+        state = self.inner.snapshot() if self._checker is not None or self._space else None
         if self._checker is not None:
             try:
                 self._checker(state, self.monoid, self.model.values())
             except InvariantViolation as err:
                 raise InvariantViolationAt.wrap(err, op, self.operations, self._recent) from None
+        n = len(self.inner)
+        if n != len(self.model):
+            raise self._mismatch(op, f"len() is {n}, the model window holds {len(self.model)}")
         if self._space and self._meter is not None:
             try:
                 self._meter.check_space(state, n)
@@ -341,10 +339,15 @@ class CheckedAggregator:
                 for v in vals:
                     self.inner.insert(v)
         except Exception as exc:
-            taken = len(self.inner) - n
+            taken, used = len(self.inner) - n, self._count() - c0
             if 0 < taken <= len(vals):
                 self.model.insert_many(vals[:taken])
             self._after_failure(op, exc)
+            if taken > 0:  # those inserts count towards the amortized budget like any others
+                try:
+                    self._record(op, "insert", n, used, count=taken)
+                except BudgetExceeded as err:
+                    raise err from exc
             raise
         used = self._count() - c0
         self.model.insert_many(vals)

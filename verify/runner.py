@@ -8,6 +8,7 @@ failure replays exactly that task's search. Hypothesis' own report (the shrunk f
 
 from __future__ import annotations
 
+import re
 import shlex
 import time
 import traceback
@@ -150,5 +151,6 @@ def _first_line(text: str, width: int = 100) -> str:
         if "Error" in candidate or "Violation" in candidate or "Exceeded" in candidate or "Mismatch" in candidate:
             line = candidate
             break
+    line = re.sub(r"^[\w.]+\.(\w+): ", r"\1: ", line)  # swagkit.verify.errors.X: -> X:
     return line if len(line) <= width else line[: width - 1] + "…"
 

@@ -1,0 +1,165 @@
+"""``swagkit verify`` / ``swagkit list`` run in-process through ``main(argv)``."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+from typing import Iterator
+
+import pytest
+
+from swagkit.reference import TwoStacks
+from swagkit.verify import registry
+from swagkit.verify.cli import main
+
+TINY = ["--examples", "4", "--steps", "12", "--jobs", "1"]
+
+
+def test_verify_tiny_configuration(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["verify", "--algorithm", "daba", "two_stacks", "--monoid", "string_concat",
+                 "--implementation", "reference", *TINY])
+    out, err = capsys.readouterr()
+    assert code == 0, out + err
+    header = out.splitlines()[0].split()
+    assert header == ["algorithm", "monoid", "impl", "examples", "steps", "result", "time"]
+    rows = [ln.split() for ln in out.splitlines()[1:4]]
+    assert rows[0][:3] == ["laws", "string_concat", "-"] and rows[0][5] == "ok"
+    assert [r[:3] for r in rows[1:]] == [["daba", "string_concat", "reference"],  # in the order asked for
+                                        ["two_stacks", "string_concat", "reference"]]
+    assert all(r[5] == "ok" and int(r[3]) >= 4 and int(r[4]) > 0 for r in rows[1:])
+    assert "OK: 2 combinations and 1 monoid law sets passed" in out
+    assert "2 combinations" in err and "[3/3]" in err  # progress on stderr
+
+
+class _BrokenTwoStacks(TwoStacks):
+    """Flips with the operands of ⊗ swapped: wrong for non-commutative monoids only."""
+
+    algorithm = "broken_two_stacks"
+
+    def evict(self) -> None:
+        self._require_nonempty()
+        if not self.F:
+            while self.B:
+                top = self.B.pop()
+                self.F.append(type(top)(top.val, self._otimes(self._pi_F(), top.val)))
+        self.F.pop()
+
+
+@pytest.fixture
+def broken() -> Iterator[str]:
+    info = registry.AlgorithmInfo("broken_two_stacks", "_BrokenTwoStacks", "broken (test only)", "-",
+                                  checker="two_stacks", budget="two_stacks")
+    with registry.registered(info, {"reference": _BrokenTwoStacks}):
+        yield info.id
+
+
+def _verify_broken(seed: int, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = main(["verify", "--algorithm", "broken_two_stacks", "--monoid", "string_concat", "max_count",
+                 "--no-laws", "--examples", "30", "--steps", "30", "--seed", str(seed), "--jobs", "1"])
+    return code, capsys.readouterr().out
+
+
+def test_failure_exits_nonzero_with_replayable_counterexample(broken: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _verify_broken(7, capsys)
+    assert code == 1
+    assert "FAIL: broken_two_stacks × string_concat × reference" in out
+    assert "invariant 'F.agg' violated" in out
+    assert "state = BrokenTwoStacksStringConcatReferenceMachine()" in out  # Hypothesis' step program
+    assert "FAILED: 1 of 2 tasks failed" in out  # max_count is commutative: the bug is invisible there
+    reproduce = [ln for ln in out.splitlines() if ln.startswith("reproduce: ")]
+    assert len(reproduce) == 1
+    argv = shlex.split(reproduce[0].removeprefix("reproduce: "))
+    assert argv[:2] == ["swagkit", "verify"] and "--seed" in argv
+    # the printed command replays the very same shrunk counterexample
+    first = out[out.index("=== FAIL"):out.index("reproduce: ")]
+    assert main(argv[1:]) == 1
+    again = capsys.readouterr().out
+    assert first in again
+
+
+def test_same_seed_same_run(broken: str, capsys: pytest.CaptureFixture[str]) -> None:
+    _, a = _verify_broken(3, capsys)
+    _, b = _verify_broken(3, capsys)
+
+    def strip_times(text: str) -> list[str]:
+        return [" ".join(w for w in ln.split() if not w.endswith("s") or not w[:-1].replace(".", "").isdigit())
+                for ln in text.splitlines() if "passed in" not in ln and "tasks failed" not in ln]
+
+    assert strip_times(a) == strip_times(b)
+
+
+def test_parallel_jobs(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["verify", "--algorithm", "daba_lite", "--monoid", "max_count", "string_concat",
+                 "--implementation", "reference", "--no-laws", "--examples", "3", "--steps", "10", "--jobs", "2"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    rows = [ln.split()[:3] for ln in out.splitlines()[1:3]]
+    assert rows == [["daba_lite", "max_count", "reference"], ["daba_lite", "string_concat", "reference"]]
+
+
+def test_quick_laws_only(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", "--laws-only", "--quick", "--monoid", "sum", "max_count", "--jobs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "OK: 0 combinations and 2 monoid law sets passed" in out
+
+
+def test_skips_are_noted(capsys: pytest.CaptureFixture[str]) -> None:
+    info = registry.AlgorithmInfo("needs_inverse", "DABA", "t", "-", checker="daba", budget="daba",
+                                  requires=("invertible",))
+    from swagkit.reference import DABA
+
+    with registry.registered(info, {"reference": DABA}):
+        code = main(["verify", "--algorithm", "needs_inverse", "--monoid", "string_concat", "--no-laws",
+                     "--implementation", "reference", *TINY])
+    out = capsys.readouterr().out
+    assert code == 3  # explicitly requested implementation ran nothing
+    code = 0
+    with registry.registered(info, {"reference": DABA}):
+        code = main(["verify", "--algorithm", "needs_inverse", "--monoid", "string_concat", "sum", "--no-laws",
+                     *TINY])
+    out = capsys.readouterr().out
+    assert code == 0
+    skipped = len(registry.available_implementations("daba"))  # string_concat, once per implementation
+    assert f"skipped {skipped} combination(s): needs a invertible monoid" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "code"),
+    [
+        (["verify", "--algorithm", "nope"], 2),
+        (["verify", "--monoid", "nope"], 2),
+        (["verify", "--implementation", "nope"], 2),
+        (["verify", "--examples", "0"], 2),
+        (["verify", "--no-laws", "--laws-only"], 2),
+        (["frobnicate"], 2),
+        ([], 2),
+        (["--help"], 0),
+        (["verify", "--help"], 0),
+    ],
+)
+def test_usage(argv: list[str], code: int, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == code
+    out, err = capsys.readouterr()
+    assert "usage: swagkit" in out + err or "unknown" in err or "must be positive" in err
+
+
+def test_list(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    for aid in registry.algorithm_ids():
+        assert f"\n  {aid} " in out
+    for mid in registry.monoid_ids():
+        assert f"\n  {mid} " in out
+    assert "reference" in out and "optimized" in out
+    assert main(["list", "--markdown"]) == 0
+    assert capsys.readouterr().out == registry.guarantees_markdown() + "\n"
+
+
+def test_python_dash_m() -> None:
+    env = dict(os.environ)
+    result = subprocess.run([sys.executable, "-m", "swagkit.verify", "--help"], capture_output=True, text=True,
+                            env=env, check=False)
+    assert result.returncode == 0
+    assert "usage: swagkit" in result.stdout and "verify" in result.stdout

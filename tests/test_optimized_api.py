@@ -1,0 +1,112 @@
+"""swagkit.optimized exports exactly the reference API (names, signatures, ids) plus ``COMPILED``.
+
+Runs on whichever implementation ``swagkit.optimized`` resolved to (compiled, or the pure-Python fallback when
+``SWAGKIT_PUREPYTHON`` is set); the fallback module is checked as well in every run. With
+``SWAGKIT_EXPECT_COMPILED=1`` (set by CI after a build with a C compiler) ``COMPILED`` must be True.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from typing import Any
+
+import pytest
+
+import swagkit.optimized as opt
+import swagkit.reference as ref
+from swagkit.optimized import _fallback
+
+CLASSES = ["TwoStacks", "TwoStacksLite", "DABA", "DABALite"]
+PURE = os.environ.get("SWAGKIT_PUREPYTHON", "") not in ("", "0")
+
+
+def _public_methods(cls: type) -> dict[str, Any]:
+    return {
+        name: getattr(cls, name)
+        for name in dir(cls)
+        if not name.startswith("_") and callable(getattr(cls, name)) and not isinstance(getattr(cls, name), type)
+    }
+
+
+def _params(sig: inspect.Signature) -> list[tuple[str, Any, Any]]:
+    return [(p.name, p.kind, p.default) for p in sig.parameters.values()]
+
+
+def test_exports_same_names_plus_compiled() -> None:
+    assert set(opt.__all__) == set(ref.__all__) | {"COMPILED"}
+    for name in ref.__all__:
+        assert hasattr(opt, name), name
+    assert isinstance(opt.COMPILED, bool)
+
+
+def test_compiled_flag_matches_environment() -> None:
+    if PURE:
+        assert opt.COMPILED is False
+        for name in CLASSES:
+            assert getattr(opt, name) is getattr(_fallback, name)
+    elif os.environ.get("SWAGKIT_EXPECT_COMPILED") == "1":
+        assert opt.COMPILED is True, "extensions were expected to be built and importable"
+    else:
+        pytest.skip("set SWAGKIT_EXPECT_COMPILED=1 to require the compiled extensions")
+    if opt.COMPILED:
+        for name in CLASSES:
+            assert getattr(opt, name).__module__.startswith("swagkit.optimized._"), name
+            assert getattr(opt, name) is not getattr(_fallback, name)
+
+
+@pytest.mark.parametrize("impl", ["resolved", "fallback"])
+@pytest.mark.parametrize("name", CLASSES)
+def test_class_api_identical(name: str, impl: str) -> None:
+    ref_cls = getattr(ref, name)
+    cls = getattr(opt, name) if impl == "resolved" else getattr(_fallback, name)
+    assert cls.algorithm == ref_cls.algorithm
+    ref_methods = _public_methods(ref_cls)
+    methods = _public_methods(cls)
+    assert sorted(methods) == sorted(ref_methods)
+    for m, f in ref_methods.items():
+        # full signatures, annotations included (the compiled methods carry the reference's annotation strings)
+        assert inspect.signature(methods[m]) == inspect.signature(f), m
+    assert callable(getattr(cls, "__len__"))
+    # constructor: same parameters (a compiled type exposes its text signature without annotations)
+    assert _params(inspect.signature(cls)) == _params(inspect.signature(ref_cls))
+
+
+def test_window_array_signature() -> None:
+    assert inspect.signature(opt.window_array).parameters.keys() == inspect.signature(ref.window_array).parameters.keys()
+    assert _params(inspect.signature(opt.window_array)) == _params(inspect.signature(ref.window_array))
+
+
+def test_recalc_is_reference() -> None:
+    assert opt.Recalc is ref.Recalc
+
+
+@pytest.mark.parametrize("name", CLASSES)
+def test_instance_attributes(name: str) -> None:
+    from swagkit.spec.library import string_concat, sum_f64
+
+    for m in (string_concat(), sum_f64()):
+        a = getattr(opt, name)(m)
+        r = getattr(ref, name)(m)
+        assert a.monoid is m
+        assert a.combine_count == 0 and isinstance(a.combine_count, int)
+        assert len(a) == 0
+        assert repr(a) == repr(r)
+        assert type(a.snapshot()) is type(r.snapshot())
+        if hasattr(r, "last_case"):
+            assert a.last_case == r.last_case
+        a.insert("x" if m.name == "string_concat" else 1.0)
+        a.combine_count = 0  # settable like the reference attribute
+        assert a.combine_count == 0
+
+
+@pytest.mark.parametrize("name", CLASSES)
+def test_docstrings_cite_paper(name: str) -> None:
+    cls = getattr(opt, name)
+    doc = inspect.getdoc(cls) or ""
+    assert "§" in doc or "paper" in doc
+    module = inspect.getmodule(cls)
+    mod_doc = (module.__doc__ if module is not None else None) or ""
+    assert "Theorem" in mod_doc or "Complexity" in mod_doc
+    for meth in ("insert", "evict", "query"):
+        assert getattr(cls, meth).__doc__
