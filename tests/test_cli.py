@@ -18,7 +18,7 @@ TINY = ["--examples", "4", "--steps", "12", "--jobs", "1"]
 
 
 def test_verify_tiny_configuration(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["verify", "--algorithm", "daba", "two_stacks", "--monoid", "string_concat",
+    code = main(["verify", "--no-spark", "--algorithm", "daba", "two_stacks", "--monoid", "string_concat",
                  "--implementation", "reference", *TINY])
     out, err = capsys.readouterr()
     assert code == 0, out + err
@@ -56,7 +56,7 @@ def broken() -> Iterator[str]:
 
 
 def _verify_broken(seed: int, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    code = main(["verify", "--algorithm", "broken_two_stacks", "--monoid", "string_concat", "max_count",
+    code = main(["verify", "--no-spark", "--algorithm", "broken_two_stacks", "--monoid", "string_concat", "max_count",
                  "--no-laws", "--examples", "30", "--steps", "30", "--seed", str(seed), "--jobs", "1"])
     return code, capsys.readouterr().out
 
@@ -91,7 +91,7 @@ def test_same_seed_same_run(broken: str, capsys: pytest.CaptureFixture[str]) -> 
 
 
 def test_parallel_jobs(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["verify", "--algorithm", "daba_lite", "--monoid", "max_count", "string_concat",
+    code = main(["verify", "--no-spark", "--algorithm", "daba_lite", "--monoid", "max_count", "string_concat",
                  "--implementation", "reference", "--no-laws", "--examples", "3", "--steps", "10", "--jobs", "2"])
     out = capsys.readouterr().out
     assert code == 0, out
@@ -100,7 +100,7 @@ def test_parallel_jobs(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_quick_laws_only(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["verify", "--laws-only", "--quick", "--monoid", "sum", "max_count", "--jobs", "1"]) == 0
+    assert main(["verify", "--no-spark", "--laws-only", "--quick", "--monoid", "sum", "max_count", "--jobs", "1"]) == 0
     out = capsys.readouterr().out
     assert "OK: 0 combinations and 2 monoid law sets passed" in out
 
@@ -111,13 +111,13 @@ def test_skips_are_noted(capsys: pytest.CaptureFixture[str]) -> None:
     from swagkit.reference import DABA
 
     with registry.registered(info, {"reference": DABA}):
-        code = main(["verify", "--algorithm", "needs_inverse", "--monoid", "string_concat", "--no-laws",
+        code = main(["verify", "--no-spark", "--algorithm", "needs_inverse", "--monoid", "string_concat", "--no-laws",
                      "--implementation", "reference", *TINY])
     out = capsys.readouterr().out
     assert code == 3  # explicitly requested implementation ran nothing
     code = 0
     with registry.registered(info, {"reference": DABA}):
-        code = main(["verify", "--algorithm", "needs_inverse", "--monoid", "string_concat", "sum", "--no-laws",
+        code = main(["verify", "--no-spark", "--algorithm", "needs_inverse", "--monoid", "string_concat", "sum", "--no-laws",
                      *TINY])
     out = capsys.readouterr().out
     assert code == 0
@@ -163,3 +163,13 @@ def test_python_dash_m() -> None:
                             env=env, check=False)
     assert result.returncode == 0
     assert "usage: swagkit" in result.stdout and "verify" in result.stdout
+
+
+@pytest.mark.spark
+def test_verify_runs_the_spark_differential_stage(capsys: pytest.CaptureFixture[str]) -> None:
+    """The main job's Spark part (embedded local Spark): reference vs optimized vs model on Spark workers."""
+    code = main(["verify", "--algorithm", "daba_lite", "two_stacks", "--monoid", "string_concat", "sum_i64",
+                 "--no-laws", "--quick", "--jobs", "1", "--spark-seeds", "2", "--spark-steps", "300"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "OK: spark differential, 8 runs, 2,400 operations" in out

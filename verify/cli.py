@@ -76,6 +76,19 @@ def build_parser() -> argparse.ArgumentParser:
     group = v.add_mutually_exclusive_group()
     group.add_argument("--no-laws", action="store_true", help="skip the monoid law checks")
     group.add_argument("--laws-only", action="store_true", help="only check the monoid laws")
+    v.add_argument(
+        "--no-spark",
+        action="store_true",
+        help="skip the differential stage on Spark (reference vs optimized vs model; local Spark by default)",
+    )
+    v.add_argument("--spark-seeds", type=int, default=3, metavar="N", help="seeded runs per combination on Spark")
+    v.add_argument("--spark-steps", type=int, default=2000, metavar="N", help="operations per Spark run")
+    v.add_argument(
+        "--spark-master",
+        default=None,
+        metavar="URL",
+        help="Spark master (default: the embedded local[2] session on loopback)",
+    )
     lst = sub.add_parser("list", help="list algorithms, monoids and implementations")
     lst.add_argument("--markdown", action="store_true", help="print the README guarantee table")
     return parser
@@ -217,7 +230,56 @@ def verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     results = _execute(tasks, args.jobs, progress)
     elapsed = time.perf_counter() - start
     print_summary(results, skipped, elapsed, args.seed, out)
-    return 1 if any(r.failed for r in results) else 0
+    status = 1 if any(r.failed for r in results) else 0
+    if not args.no_spark and not args.laws_only:
+        status = max(status, spark_stage(args, out, err))
+    return status
+
+
+def spark_stage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Differential runs at scale: reference vs optimized vs the model, fanned out on Spark
+    (:mod:`swagkit.verify.spark`). Covers the FIFO algorithms both implementations provide."""
+    from . import spark
+
+    algos = [a for a in (args.algorithm or registry.algorithm_ids()) if a in spark.CLASS_NAMES]
+    algos = [a for a in algos if registry.resolve_class(a, "optimized") is not None]
+    monoids = [m for m in (args.monoid or registry.monoid_ids()) if m in LIBRARY]
+    if not algos or not monoids:
+        print("spark: nothing to compare (no FIFO algorithm with both implementations selected)", file=out)
+        return 0
+    if args.spark_seeds < 1 or args.spark_steps < 1:
+        print("swagkit verify: --spark-seeds and --spark-steps must be positive", file=err)
+        return 2
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        print("spark: skipped, pyspark is not installed (pip install 'swagkit[spark]')", file=out)
+        return 0
+    tasks = spark.make_tasks(algos, monoids, args.spark_seeds, args.spark_steps)
+    print(f"spark: {len(tasks)} differential runs of {args.spark_steps} operations "
+          f"({args.spark_master or 'local[2]'})", file=err, flush=True)
+    start = time.perf_counter()
+    session = spark.local_session() if args.spark_master is None else spark.session_for(args.spark_master)
+    results = spark.run_on_spark(session, tasks)
+    summary = spark.summarize(results)
+    elapsed = time.perf_counter() - start
+    for failure in summary["failures"]:
+        t = failure["task"]
+        print(f"\n==================== SPARK DIFF: {t['algorithm']}/{t['monoid']} seed {t['seed']} "
+              f"====================\n{failure['detail']}", file=out)
+        print(
+            "reproduce: python -c \"from swagkit.verify.spark import DiffTask, run_task; "
+            f"print(run_task(DiffTask({t['algorithm']!r}, {t['monoid']!r}, {t['seed']}, {t['steps']})))\"",
+            file=out,
+        )
+    verdict = "FAILED" if summary["failures"] else "OK"
+    print(
+        f"\n{verdict}: spark differential, {summary['tasks']} runs, {summary['operations']:,} operations and "
+        f"{summary['combines']:,} ⊗ calls compared (optimized {'compiled' if summary['compiled'] else 'pure-Python'}) "
+        f"in {elapsed:.1f}s",
+        file=out,
+    )
+    return 1 if summary["failures"] else 0
 
 
 def _describe_implementation(impl_id: str) -> str:

@@ -71,7 +71,7 @@ def reproduce_command(task: Task) -> str:
     args = ["swagkit", "verify"]
     if task.combo is not None:
         args += ["--algorithm", task.combo.algorithm, "--monoid", task.monoid]
-        args += ["--implementation", task.combo.implementation, "--no-laws"]
+        args += ["--implementation", task.combo.implementation, "--no-laws", "--no-spark"]
         args += ["--steps", str(task.steps), "--max-window", str(task.max_window)]
     else:
         args += ["--monoid", task.monoid, "--laws-only"]

@@ -25,7 +25,7 @@ from swagkit.spec.library import LIBRARY
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["DiffTask", "DiffResult", "make_tasks", "run_task", "run_on_spark", "local_session", "CLASS_NAMES"]
+__all__ = ["DiffTask", "DiffResult", "make_tasks", "run_task", "run_on_spark", "local_session", "session_for", "summarize", "CLASS_NAMES"]
 
 CLASS_NAMES = {
     "recalc": "Recalc",
@@ -133,6 +133,16 @@ def local_session(app_name: str = "swagkit-verify", cores: int = 2) -> "SparkSes
         .config("spark.driver.bindAddress", "127.0.0.1")
         .getOrCreate()
     )
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+def session_for(master: str, app_name: str = "swagkit-verify") -> "SparkSession":
+    """A session on an explicit master URL (a cluster, or ``local[N]``)."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    session = SparkSession.builder.master(master).appName(app_name).config("spark.ui.enabled", "false").getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
 
