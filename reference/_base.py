@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Generic, Iterable, TypeVar
 
-from swagkit.spec.errors import EmptyWindowError
+from swagkit.spec.errors import EmptyWindowError, SwagkitError
 from swagkit.spec.monoid import Monoid
 
 In = TypeVar("In")
@@ -26,11 +26,25 @@ class InOrderAggregator(Generic[In, Agg, Out]):
         self.combine_count = 0
         self._combine = monoid.combine
         self._one: Agg = monoid.identity
+        #: set while an update runs its ⊗ steps; stays set if a ⊗ raised half-way (see :meth:`_check_usable`)
+        self._broken = False
 
     def _otimes(self, a: Agg, b: Agg) -> Agg:
         """``a ⊗ b``, counted."""
         self.combine_count += 1
         return self._combine(a, b)
+
+    def _check_usable(self) -> None:
+        """Refuse updates once a ``combine`` call raised half-way through an earlier one (or re-entered one).
+
+        The paper's algorithms assume ``⊗`` returns; a user's combine that raises in the middle of DABA's fixup
+        leaves pointers that break the size invariants, and going on would compute garbage. Like the compiled
+        implementation, the aggregator then raises :class:`SwagkitError` on every further update."""
+        if self._broken:
+            raise SwagkitError(
+                f"{self.algorithm}: a combine call raised during an earlier insert/evict (or re-entered one); "
+                "the aggregator is inconsistent and can no longer be updated"
+            )
 
     def _require_nonempty(self) -> None:
         if len(self) == 0:

@@ -66,17 +66,23 @@ class DABA(InOrderAggregator[Any, Any, Any]):
 
     def insert(self, value: Any) -> None:
         """``deque.pushBack(v, ΠB ⊗ v); E ← E + 1; fixup()``. At most 4 ⊗."""
+        self._check_usable()
         v = self.monoid.lift(value)
         self.deque.push_back(_Elem(v, self._otimes(self._pi_B(), v)))
         self.E = self.E + 1
+        self._broken = True  # until fixup has run all its ⊗ steps
         self._fixup()
+        self._broken = False
 
     def evict(self) -> None:
         """``F ← F + 1; deque.popFront(); fixup()``. At most 3 ⊗."""
         self._require_nonempty()
+        self._check_usable()
+        self._broken = True
         self.F = self.F + 1
         self.deque.pop_front()
         self._fixup()
+        self._broken = False
 
     def _fixup(self) -> None:
         """One step of incremental reversal: singleton, or [flip], then shift or shrink."""

@@ -49,18 +49,25 @@ class DABALite(InOrderAggregator[Any, Any, Any]):
 
     def insert(self, value: Any) -> None:
         """``deque.pushBack(v); E ← E + 1; aggB ← aggB ⊗ v; fixup()``. At most 3 ⊗."""
+        self._check_usable()
         v = self.monoid.lift(value)
+        aggB = self._otimes(self.aggB, v)  # line 9 computed first (no ⊗ in between): if it raises, nothing changed
         self.deque.push_back(v)
         self.E = self.E + 1
-        self.aggB = self._otimes(self.aggB, v)
+        self.aggB = aggB
+        self._broken = True  # until fixup has run all its ⊗ steps
         self._fixup()
+        self._broken = False
 
     def evict(self) -> None:
         """``F ← F + 1; deque.popFront(); fixup()``. At most 2 ⊗."""
         self._require_nonempty()
+        self._check_usable()
+        self._broken = True
         self.F = self.F + 1
         self.deque.pop_front()
         self._fixup()
+        self._broken = False
 
     def _fixup(self) -> None:
         """One step of incremental reversal: singleton, or [flip], then shift or shrink."""

@@ -326,12 +326,13 @@ def _inputs(mname: str, n: int, seed: int) -> list[Any]:
     return [gen_value(mname, rng) for _ in range(n)]
 
 
-@pytest.mark.parametrize("window", [1, 2, 3, 17, 600])
+# Recalc folds the whole window per query, so it is driven only over small windows (no skipped cases).
+_WINDOW_CASES = [(name, w) for name in CLASSES + ["Recalc"] for w in (1, 2, 3, 17, 600) if name != "Recalc" or w <= 17]
+
+
 @pytest.mark.parametrize("mname", list(MONOIDS))
-@pytest.mark.parametrize("name", CLASSES + ["Recalc"])
+@pytest.mark.parametrize(("name", "window"), _WINDOW_CASES)
 def test_window_array_matches_reference(name: str, mname: str, window: int) -> None:
-    if name == "Recalc" and window > 17:
-        pytest.skip("Recalc is quadratic")
     m = MONOIDS[mname]()
     values = _inputs(mname, 1300, seed=window)
     want = ref.window_array(getattr(ref, name), m, values, window)
@@ -396,14 +397,18 @@ def test_insert_many_buffers(name: str) -> None:
         assert_same(a, r, mname)
 
 
-@pytest.mark.skipif(not opt.COMPILED, reason="memory accounting of the compiled chunk storage")
 def test_memory_bytes_per_element() -> None:
+    """Compiled storage stays within the issue's bound (DABA Lite ≤ 24 bytes per element; typed values are 8
+    bytes plus chunk overhead). The pure-Python fallback documents that it cannot measure (``None``)."""
     n = 1 << 16
     for name, limit in (("DABALite", 24), ("TwoStacksLite", 24), ("DABA", 40), ("TwoStacks", 80)):
         a = getattr(opt, name)(sum_f64())
         a.insert_many(array.array("d", [1.0]) * n)
         got = a._memory_bytes()
-        assert got is not None and got / n <= limit, (name, got / n)
+        if opt.COMPILED:
+            assert got is not None and got / n <= limit, (name, got / n)
+        else:
+            assert got is None
 
 
 class _Boom(Exception):
@@ -411,16 +416,14 @@ class _Boom(Exception):
 
 
 @pytest.mark.parametrize("name", CLASSES)
-def test_combine_raising_is_memory_safe(name: str) -> None:
-    """A generic combine that raises must never crash the compiled code. Two-Stacks (Lite) then go on exactly
-    like the reference. DABA (Lite) refuse further updates with ``SwagkitError`` once a combine raised half-way
-    through an update (the reference goes on from a state breaking the size invariants, computing garbage or
-    failing with an AttributeError), so only their safety is checked."""
+def test_combine_raising_behaves_like_the_reference(name: str) -> None:
+    """A generic combine that raises must never crash the compiled code, and both implementations react the
+    same way: Two-Stacks (Lite) go on; DABA (Lite) refuse further updates with ``SwagkitError`` once a combine
+    raised half-way through a fixup (their pointers would break the size invariants)."""
     from swagkit.spec.errors import SwagkitError
 
     lockable = name in ("DABA", "DABALite")
-    if lockable and not opt.COMPILED:
-        pytest.skip("the pure-Python fallback is the reference, undefined after a raising combine")
+    refusals = 0
     for seed in range(20):
         rngs = [random.Random(seed), random.Random(seed)]
 
@@ -434,27 +437,32 @@ def test_combine_raising_is_memory_safe(name: str) -> None:
 
         a, r = getattr(opt, name)(make(0)), getattr(ref, name)(make(1))
         ops = random.Random(seed + 1000)
-        refused = False
         for i in range(400):
             op = ops.random()
-            for agg in ((a,) if lockable else (a, r)):
+            outcomes = []
+            for agg in (a, r):
                 try:
                     if op < 0.5 or len(agg) == 0:
                         agg.insert(chr(97 + i % 26))
                     else:
                         agg.evict()
                     agg.query()
+                    outcomes.append("ok")
                 except _Boom:
-                    pass
+                    outcomes.append("boom")
                 except SwagkitError:
-                    assert lockable and opt.COMPILED
-                    refused = True
-            if refused:
+                    outcomes.append("refused")
+            assert outcomes[0] == outcomes[1], (i, outcomes)
+            assert a.combine_count == r.combine_count
+            if outcomes[0] == "refused":
+                assert lockable
+                refusals += 1
                 with pytest.raises(SwagkitError):
                     a.insert("z")
+                with pytest.raises(SwagkitError):
+                    r.insert("z")
                 break
-            if not lockable:
-                assert canon(a.snapshot()) == canon(r.snapshot())
-                assert a.combine_count == r.combine_count
+            assert canon(a.snapshot()) == canon(r.snapshot())
         len(a), a.snapshot(), repr(a)  # still safe to inspect
         del a
+    assert (refusals > 0) == lockable
