@@ -241,7 +241,8 @@ def spark_stage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     (:mod:`swagkit.verify.spark`). Covers the FIFO algorithms both implementations provide."""
     from . import spark
 
-    algos = [a for a in (args.algorithm or registry.algorithm_ids()) if a in spark.CLASS_NAMES]
+    fifo = spark.fifo_algorithms()
+    algos = [a for a in (args.algorithm or fifo) if a in fifo]
     algos = [a for a in algos if registry.resolve_class(a, "optimized") is not None]
     monoids = [m for m in (args.monoid or registry.monoid_ids()) if m in LIBRARY]
     if not algos or not monoids:

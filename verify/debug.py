@@ -45,7 +45,7 @@ from swagkit.spec.monoid import Monoid
 from . import registry
 from .errors import BudgetExceededAt, InvariantViolationAt, ModelMismatchAt
 
-__all__ = ["ENV_VAR", "check_enabled", "checked", "CheckedAggregator", "record_bulk", "outputs_close"]
+__all__ = ["ENV_VAR", "check_enabled", "checked", "CheckedAggregator", "record_bulk", "outputs_close", "same_output"]
 
 #: Environment variable that turns debug mode on for aggregators built by :func:`registry.create`.
 ENV_VAR = "SWAGKIT_CHECK"
@@ -115,6 +115,30 @@ def outputs_close(got: Any, want: Any, rel: float = OUTPUT_REL_TOL, abs_tol: flo
         return bool(got == want)
     except Exception:
         return False
+
+
+def same_output(monoid: Monoid[Any, Any, Any], got: Any, want: Any) -> bool:
+    """Whether two *lowered* query answers agree.
+
+    Exact ``==`` first, then the monoid's equality (it is defined on aggregates but often applies to outputs
+    too), then an ``out_eq`` the monoid may provide for outputs. For monoids with a stated tolerance the output
+    is compared approximately (:func:`outputs_close`): ``lower`` can amplify rounding that ``eq`` accepts on
+    aggregates (a square root near zero), and the invariant checkers already compare every stored partial
+    aggregate with ``eq``.
+    """
+    try:
+        if got == want:
+            return True
+    except Exception:  # e.g. numpy arrays; fall through to the monoid's equalities
+        pass
+    for eq in (getattr(monoid, "out_eq", None), monoid.eq):
+        if callable(eq):
+            try:
+                if eq(got, want):
+                    return True
+            except Exception:
+                pass
+    return monoid.tolerance != "exact" and outputs_close(got, want)
 
 
 class CheckedAggregator:
@@ -243,27 +267,8 @@ class CheckedAggregator:
             raise err from exc
 
     def _same(self, got: Any, want: Any) -> bool:
-        """Whether a query answer matches the model's (both are *lowered* outputs).
-
-        Exact ``==`` first, then the monoid's equality (it is defined on aggregates but often applies to
-        outputs too), then an ``out_eq`` the monoid may provide for outputs. For monoids with a stated
-        tolerance the output is compared approximately (:func:`outputs_close`): ``lower`` can amplify rounding
-        that ``eq`` accepts on aggregates (a square root near zero), and the invariant checkers already
-        compare every stored partial aggregate with ``eq``.
-        """
-        try:
-            if got == want:
-                return True
-        except Exception:  # e.g. numpy arrays; fall through to the monoid's equalities
-            pass
-        for eq in (getattr(self.monoid, "out_eq", None), self.monoid.eq):
-            if callable(eq):
-                try:
-                    if eq(got, want):
-                        return True
-                except Exception:
-                    pass
-        return self.monoid.tolerance != "exact" and outputs_close(got, want)
+        """Whether a query answer matches the model's (see :func:`same_output`)."""
+        return same_output(self.monoid, got, want)
 
     # ----------------------------------------------------------------------------------------------------------
     # the FIFO SWAG operations

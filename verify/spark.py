@@ -22,18 +22,17 @@ from swagkit.spec.adt import FifoSwag
 from swagkit.spec.errors import EmptyWindowError
 from swagkit.spec.library import LIBRARY
 
+from . import registry
+from .debug import same_output
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["DiffTask", "DiffResult", "make_tasks", "run_task", "run_on_spark", "local_session", "session_for", "summarize", "CLASS_NAMES"]
+__all__ = ["DiffTask", "DiffResult", "make_tasks", "run_task", "run_on_spark", "local_session", "session_for", "summarize", "fifo_algorithms"]
 
-CLASS_NAMES = {
-    "recalc": "Recalc",
-    "two_stacks": "TwoStacks",
-    "two_stacks_lite": "TwoStacksLite",
-    "daba": "DABA",
-    "daba_lite": "DABALite",
-}
+def fifo_algorithms() -> list[str]:
+    """Registered FIFO algorithms (the ones the differential run drives through insert/evict/query)."""
+    return [a.id for a in registry.ALGORITHMS.values() if a.kind == "fifo"]
 
 
 @dataclass(frozen=True)
@@ -61,21 +60,38 @@ class DiffResult:
 
 
 def make_tasks(algorithms: Iterable[str], monoids: Iterable[str], seeds: int, steps: int = 2000) -> list[DiffTask]:
-    """Every algorithm × monoid × seed in ``range(seeds)``."""
-    return [DiffTask(a, m, s, steps) for a in algorithms for m in monoids for s in range(seeds)]
+    """Every algorithm × monoid × seed in ``range(seeds)``, leaving out monoids an algorithm does not support
+    (e.g. a non-selective monoid for SlickDeque Non-Inv)."""
+    monoid_list = list(monoids)
+    return [
+        DiffTask(a, m, s, steps)
+        for a in algorithms
+        for m in monoid_list
+        if registry.algorithm(a).supports(LIBRARY[m].factory())
+        for s in range(seeds)
+    ]
 
 
 def run_task(task: DiffTask) -> DiffResult:
-    """Run ``task`` locally: reference, optimized and model in lock-step (see the module docstring)."""
+    """Run ``task`` locally: reference, optimized and model in lock-step (see the module docstring).
+
+    Never raises for a problem found: an unexpected exception is a failed result with its message."""
+    try:
+        return _run_task(task)
+    except Exception as exc:  # reported, with the seed, rather than failing the whole Spark job
+        return DiffResult(task, False, -1, f"raised {exc!r}", 0, 0, False)
+
+
+def _run_task(task: DiffTask) -> DiffResult:
     import swagkit.optimized as optimized
     import swagkit.reference as reference
 
     entry = LIBRARY[task.monoid]
     monoid = entry.factory()
     examples = list(entry.examples)
-    name = CLASS_NAMES[task.algorithm]
-    ref = getattr(reference, name)(monoid)
-    opt = getattr(optimized, name)(monoid)
+    info = registry.algorithm(task.algorithm)
+    ref = getattr(reference, info.class_name)(monoid, **info.params)
+    opt = getattr(optimized, info.class_name)(monoid, **info.params)
     model: FifoSwag[Any, Any, Any] = FifoSwag(monoid)
     rng = random.Random(f"{task.algorithm}/{task.monoid}/{task.seed}")
     compiled = bool(getattr(optimized, "COMPILED", False))
@@ -100,9 +116,9 @@ def run_task(task: DiffTask) -> DiffResult:
         want = model.query()
         got_ref, got_opt = ref.query(), opt.query()
         problem = ""
-        if not monoid.eq(got_ref, want):
+        if not same_output(monoid, got_ref, want):
             problem = f"reference query {got_ref!r} != model {want!r}"
-        elif not monoid.eq(got_opt, want):
+        elif not same_output(monoid, got_opt, want):
             problem = f"optimized query {got_opt!r} != model {want!r}"
         elif ref.combine_count != opt.combine_count:
             problem = f"combine_count reference {ref.combine_count} != optimized {opt.combine_count}"
