@@ -41,7 +41,7 @@ def test_run_task_reports_the_first_difference(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(swagkit.optimized, "DABA", OffAtSeven)
     result = run_task(DiffTask("daba", "string_concat", seed=1, steps=500))
     assert not result.ok
-    assert "optimized query" in result.detail and result.step < 500
+    assert "optimized query" in result.detail and "!= reference" in result.detail and result.step < 500
 
 
 def test_spark_runs_every_in_order_algorithm(spark: Any) -> None:
