@@ -23,8 +23,11 @@ from typing import TYPE_CHECKING
 from swagkit.reference import Recalc
 
 from ._driver import register_fast_path, window_array
+from ._reactive_api import FlatFAT, ReactiveAggregator
+from ._slickdeque_api import SlickDequeInv, SlickDequeNonInv, SlickRange
+from ._flatfit_api import FlatFIT
 
-__all__ = ["Recalc", "TwoStacks", "TwoStacksLite", "DABA", "DABALite", "window_array", "COMPILED"]
+__all__ = ["Recalc", "TwoStacks", "TwoStacksLite", "DABA", "DABALite", "SlickDequeInv", "SlickDequeNonInv", "SlickRange", "FlatFAT", "ReactiveAggregator", "FlatFIT", "window_array", "COMPILED"]
 
 if TYPE_CHECKING:
     from ._daba import DABA

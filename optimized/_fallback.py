@@ -13,8 +13,16 @@ from swagkit.reference import DABA as _RefDABA
 from swagkit.reference import DABALite as _RefDABALite
 from swagkit.reference import TwoStacks as _RefTwoStacks
 from swagkit.reference import TwoStacksLite as _RefTwoStacksLite
+from swagkit.reference import flatfat, reactive
+from swagkit.reference.flatfat import FlatFAT as _RefFlatFAT
+from swagkit.reference.reactive import ReactiveAggregator as _RefReactiveAggregator
+from swagkit.reference import slickdeque
+from swagkit.reference import flatfit
+from swagkit.reference.flatfit import FlatFIT as _RefFlatFIT
+from swagkit.reference.slickdeque import SlickDequeInv as _RefSlickDequeInv
+from swagkit.reference.slickdeque import SlickDequeNonInv as _RefSlickDequeNonInv
 
-__all__ = ["TwoStacks", "TwoStacksLite", "DABA", "DABALite"]
+__all__ = ["TwoStacks", "TwoStacksLite", "DABA", "DABALite", "SlickDequeInv", "SlickDequeNonInv", "FlatFAT", "ReactiveAggregator", "FlatFIT"]
 
 
 class TwoStacks(_RefTwoStacks):
@@ -43,6 +51,46 @@ class DABA(_RefDABA):
 
 class DABALite(_RefDABALite):
     __doc__ = f"Paper 000 §6, pure-Python fallback (the reference class). {daba_lite.DABALite.__doc__}"
+
+    def _memory_bytes(self) -> None:
+        """Not measurable for the pure-Python fallback."""
+        return None
+
+
+class SlickDequeInv(_RefSlickDequeInv):
+    __doc__ = f"Paper 001 Algorithm 1, pure-Python fallback (the reference class). {slickdeque.SlickDequeInv.__doc__}"
+
+    def _memory_bytes(self) -> None:
+        """Not measurable for the pure-Python fallback."""
+        return None
+
+
+class SlickDequeNonInv(_RefSlickDequeNonInv):
+    __doc__ = f"Paper 001 Algorithm 2, pure-Python fallback (the reference class). {slickdeque.SlickDequeNonInv.__doc__}"
+
+    def _memory_bytes(self) -> None:
+        """Not measurable for the pure-Python fallback."""
+        return None
+
+
+class FlatFAT(_RefFlatFAT):
+    __doc__ = f"Paper 002 §4, pure-Python fallback (the reference class). {flatfat.FlatFAT.__doc__}"
+
+    def _memory_bytes(self) -> None:
+        """Not measurable for the pure-Python fallback."""
+        return None
+
+
+class ReactiveAggregator(_RefReactiveAggregator):
+    __doc__ = f"Paper 002 §5, pure-Python fallback (the reference class). {reactive.ReactiveAggregator.__doc__}"
+
+    def _memory_bytes(self) -> None:
+        """Not measurable for the pure-Python fallback."""
+        return None
+
+
+class FlatFIT(_RefFlatFIT):
+    __doc__ = f"Papers 001 §2 and 000 §7, pure-Python fallback (the reference class). {flatfit.FlatFIT.__doc__}"
 
     def _memory_bytes(self) -> None:
         """Not measurable for the pure-Python fallback."""

@@ -8,8 +8,12 @@ One module per algorithm; every class takes a :class:`~swagkit.spec.monoid.Monoi
 from .daba import DABA
 from .daba_lite import DABALite
 from .driver import window_array
+from .flatfat import FlatFAT
+from .flatfit import FlatFIT
+from .reactive import ReactiveAggregator
 from .recalc import Recalc
+from .slickdeque import SlickDequeInv, SlickDequeNonInv, SlickRange
 from .two_stacks import TwoStacks
 from .two_stacks_lite import TwoStacksLite
 
-__all__ = ["Recalc", "TwoStacks", "TwoStacksLite", "DABA", "DABALite", "window_array"]
+__all__ = ["Recalc", "TwoStacks", "TwoStacksLite", "DABA", "DABALite", "SlickDequeInv", "SlickDequeNonInv", "SlickRange", "FlatFAT", "ReactiveAggregator", "FlatFIT", "window_array"]

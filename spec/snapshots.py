@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["RecalcState", "TwoStacksState", "TwoStacksLiteState", "DABAState", "DABALiteState"]
+__all__ = ["RecalcState", "TwoStacksState", "TwoStacksLiteState", "DABAState", "DABALiteState", "FlatFATState", "ReactiveState", "SlickDequeInvState", "SlickDequeNonInvState", "FlatFITState"]
 
 
 @dataclass(frozen=True)
@@ -69,3 +69,82 @@ class DABALiteState:
     E: int
     aggRA: Any
     aggB: Any
+
+
+@dataclass(frozen=True)
+class FlatFATState:
+    """FlatFAT (002 §4.3): the perfect binary tree of ``capacity`` leaves as a flat heap-ordered array.
+
+    ``nodes`` has ``2·capacity`` entries: ``nodes[0]`` is unused (holds the identity), the root is ``nodes[1]``,
+    the children of ``h`` are ``2h`` and ``2h+1``, and leaf ``i`` (0-based) is ``nodes[capacity + i]``."""
+
+    capacity: int
+    nodes: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class ReactiveState:
+    """Reactive Aggregator (002 §5): a FlatFAT whose leaves form a circular buffer.
+
+    ``nodes`` as in :class:`FlatFATState`; ``handles[i]`` is the handle (insertion sequence number) of the live
+    element in leaf slot ``i``, ``None`` for an empty slot (a hole or outside the buffer). The buffer starts at
+    slot ``F`` and spans ``span`` slots circularly (live elements and holes; ``F`` and the last slot are live);
+    ``size`` live elements; ``min_capacity`` is the capacity floor of the resize policy."""
+
+    capacity: int
+    nodes: tuple[Any, ...]
+    handles: tuple[int | None, ...]
+    F: int
+    span: int
+    size: int
+    min_capacity: int
+
+
+@dataclass(frozen=True)
+class SlickDequeInvState:
+    """SlickDeque (Inv) (001 Algorithm 1). ``capacity`` is W (the longest registered range, in partials) or
+    ``None`` for the plain FIFO mode (no ranges: an unbounded window). With W: ``partials`` is the circular array
+    of W slots in physical order, ``cursor`` is ``currPos`` and ``inserted`` counts partials ever inserted (t+1);
+    slots of evicted or not-yet-seen partials hold the identity. Without W: ``partials`` is the window (oldest
+    first) and ``cursor`` is 0. ``answers`` pairs each distinct range (``None`` = the whole window, plain mode)
+    with its running aggregate, longest range first; ``length`` is the window size n."""
+
+    capacity: int | None
+    partials: tuple[Any, ...]
+    cursor: int
+    inserted: int
+    answers: tuple[tuple[int | None, Any], ...]
+    length: int
+
+
+@dataclass(frozen=True)
+class SlickDequeNonInvState:
+    """SlickDeque (Non-Inv) (001 Algorithm 2), with absolute sequence numbers instead of ``pos mod W``.
+    ``nodes`` are ``(seq, val)`` from head to tail; the window holds the partials numbered ``first`` …
+    ``inserted − 1`` (``inserted`` = t+1); ``capacity`` is W or ``None`` (plain FIFO mode); ``ranges`` the
+    registered ranges, longest first."""
+
+    capacity: int | None
+    nodes: tuple[tuple[int, Any], ...]
+    first: int
+    inserted: int
+    ranges: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class FlatFITState:
+    """FlatFIT (001 §2, 000 §7–8.1), resizable: the circular arrays ``Partials`` (``partials``) and ``Pointers``
+    (``pointers``) of ``capacity`` slots in physical order, and the index stack ``Positions`` (``positions``).
+
+    The live slots are ``head``, ``head+1``, … (mod ``capacity``), ``size`` of them, oldest first; ``tail`` =
+    ``(head + size) mod capacity`` is the slot of the next insert. A live slot ``i`` with pointer ``j`` stores
+    ``v_i ⊗ … ⊗ v_(j−1)`` (half-open, circular; ``j = tail`` means up to the youngest element). Slots outside
+    the window hold ``None`` / ``-1``."""
+
+    capacity: int
+    partials: tuple[Any, ...]
+    pointers: tuple[int, ...]
+    head: int
+    tail: int
+    size: int
+    positions: tuple[int, ...]

@@ -91,6 +91,7 @@ def record_bulk(meter: BudgetMeter, operation: str, n_before: int, count: int, u
     meter.update_combines += used
     n_after = n_before + step * count
     amortized = b.avg_insert * meter.inserts + b.avg_evict * meter.evicts + b.slack(max(n_after, n_before))
+    amortized += (b.avg_query or 0.0) * meter.queries
     if meter.update_combines > amortized:
         raise BudgetExceeded(
             b.algorithm,

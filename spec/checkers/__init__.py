@@ -13,7 +13,11 @@ from typing import Any, Callable, Sequence
 from ..monoid import Monoid
 from .daba import check_daba
 from .daba_lite import check_daba_lite
+from .flatfat import check_flatfat
+from .flatfit import check_flatfit
+from .reactive import check_reactive
 from .recalc import check_recalc
+from .slickdeque import check_slickdeque_inv, check_slickdeque_noninv
 from .two_stacks import check_two_stacks
 from .two_stacks_lite import check_two_stacks_lite
 
@@ -25,6 +29,10 @@ CHECKERS: dict[str, CheckerFn] = {
     "two_stacks_lite": check_two_stacks_lite,
     "daba": check_daba,
     "daba_lite": check_daba_lite,
+    "slickdeque_inv": check_slickdeque_inv,
+    "slickdeque_noninv": check_slickdeque_noninv,
+    "reactive": check_reactive,
+    "flatfit": check_flatfit,
 }
 
-__all__ = ["CHECKERS", "check_recalc", "check_two_stacks", "check_two_stacks_lite", "check_daba", "check_daba_lite"]
+__all__ = ["CHECKERS", "check_recalc", "check_two_stacks", "check_two_stacks_lite", "check_daba", "check_daba_lite", "check_slickdeque_inv", "check_slickdeque_noninv", "check_flatfat", "check_reactive", "check_flatfit"]

@@ -1,0 +1,213 @@
+"""FlatFAT (paper 002 §4): a perfect binary tree of partial aggregates stored in a flat array.
+
+``n`` (the capacity) is a power of two. The array is heap-ordered and 1-based as in §4.3: the root is
+``T[1]``, the children of ``h`` are ``2h`` and ``2h+1``, the parent is ``h // 2``; leaf ``i`` (0-based here:
+the paper's ``a[i+1]``) is ``T[n + i]``. ``T[0]`` is unused (holds the identity). Every internal node holds the
+combine of its children (4.1), so a node covering leaves ``a[j..k]`` holds ``a[j] ⊕ … ⊕ a[k]`` (4.2).
+
+Leaves hold partial aggregates (elements of the monoid's ``Agg``, e.g. ``monoid.lift(x)`` or the identity ⊥).
+For the typed kinds (sum/max/min × f64/i64) they are validated like ``as_f64``/``as_i64`` before anything
+changes, exactly like the compiled implementation.
+
+Complexity (Theorem 4.2, with the notes' erratum P1):
+
+* ``FlatFAT(monoid, values)`` (``new``, Algorithm 1): exactly ``n − 1`` combines;
+* ``update(pairs)`` (Algorithm 2) of ``m`` distinct leaves: at most ``m·(1 + ⌈log2(n/m)⌉)`` combines (one per
+  distinct ancestor). The proof's floor form ``m + ⌊log2(n/m)⌋·m`` is false (e.g. n = 8, m = 5 on leaves
+  {0, 2, 4, 6, 7} needs 7 > 5). Duplicate locations in one call are merged, last write wins;
+* ``aggregate()``: 0 combines (the root); ``prefix(i)`` and ``suffix(j)`` (Algorithm 3): at most ``log2 n``
+  combines each -- one per level where the walk from the leaf to the root meets a sibling on the relevant side.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+from swagkit.spec.errors import SwagkitError
+from swagkit.spec.library import as_f64, as_i64
+from swagkit.spec.monoid import Monoid
+from swagkit.spec.snapshots import FlatFATState
+
+__all__ = ["FlatFAT", "agg_validator", "is_power_of_two", "ceil_pow2"]
+
+
+def is_power_of_two(n: int) -> bool:
+    return n >= 1 and n & (n - 1) == 0
+
+
+def ceil_pow2(n: int) -> int:
+    """The smallest power of two ``≥ max(n, 1)``."""
+    return 1 if n <= 1 else 1 << (n - 1).bit_length()
+
+
+_F64 = ("sum_f64", "max_f64", "min_f64")
+_I64 = ("sum_i64", "max_i64", "min_i64")
+
+
+def agg_validator(monoid: Monoid[Any, Any, Any]) -> Callable[[Any], Any] | None:
+    """``as_f64``/``as_i64`` for a typed kind whose identity validates (the compiled fast path's condition),
+    else ``None`` (generic: values are stored as given)."""
+    kind = getattr(monoid, "kind", None)
+    check: Callable[[Any], Any] | None = as_f64 if kind in _F64 else as_i64 if kind in _I64 else None
+    if check is None:
+        return None
+    try:
+        check(monoid.identity)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return check
+
+
+class FlatFAT:
+    """FlatFAT (id ``flatfat``; paper 002 §4) over ``monoid``: ``capacity`` leaves of partial aggregates.
+
+    ``FlatFAT(monoid, values=(), capacity=None)`` is the paper's ``new``: leaf ``i`` holds ``values[i]`` and the
+    remaining leaves the identity; ``capacity`` defaults to the smallest power of two ``≥ len(values)`` and must
+    be a power of two ``≥ len(values)``. Not a FIFO SWAG: its operations are ``update``, ``aggregate``,
+    ``prefix``, ``suffix`` (plus ``leaf``, ``leaves``, ``snapshot``, ``combine_count``).
+    """
+
+    algorithm = "flatfat"
+
+    def __init__(self, monoid: Monoid[Any, Any, Any], values: Iterable[Any] = (), capacity: int | None = None) -> None:
+        self.monoid = monoid
+        self.combine_count = 0
+        self._combine = monoid.combine
+        self._one: Any = monoid.identity
+        self._check = agg_validator(monoid)
+        self._broken = False
+        vals = self._validated(values)
+        n = ceil_pow2(len(vals)) if capacity is None else capacity
+        if type(n) is not int or not is_power_of_two(n) or n < len(vals):
+            raise ValueError(f"flatfat: capacity must be a power of two ≥ len(values) = {len(vals)}, got {n!r}")
+        self.T: list[Any] = []
+        self.n = 0
+        self._build(vals, n)
+
+    # ------------------------------------------------------------------------------------------------ helpers
+
+    def _otimes(self, a: Any, b: Any) -> Any:
+        """``a ⊕ b``, counted."""
+        self.combine_count += 1
+        return self._combine(a, b)
+
+    def _validated(self, values: Iterable[Any]) -> list[Any]:
+        check = self._check
+        return [check(v) for v in values] if check is not None else list(values)
+
+    def _check_usable(self) -> None:
+        if self._broken:
+            raise SwagkitError(
+                f"{self.algorithm}: a combine call raised during an earlier update; the tree is inconsistent and "
+                "can no longer be used"
+            )
+
+    def _build(self, leaves: list[Any], n: int) -> None:
+        """Algorithm 1 in the flat layout: ``for h = n−1 … 1: T[h] = T[2h] ⊕ T[2h+1]``. ``n − 1`` combines."""
+        T = [self._one] * (2 * n)
+        T[n : n + len(leaves)] = leaves
+        self.T = T
+        self.n = n
+        self._broken = True
+        for h in range(n - 1, 0, -1):
+            T[h] = self._otimes(T[2 * h], T[2 * h + 1])
+        self._broken = False
+
+    def _clear(self, n: int) -> None:
+        """Every node ← ⊥ for a tree of ``n`` leaves, without combines (⊥ ⊕ ⊥ = ⊥)."""
+        self.T = [self._one] * (2 * n)
+        self.n = n
+
+    def _write_leaf(self, i: int, v: Any) -> None:
+        """``T(leaf(i)) ← v`` without propagation (the caller propagates)."""
+        self.T[self.n + i] = v
+
+    def _propagate(self, locs: Iterable[int]) -> None:
+        """Algorithm 2, lines 3–…: recompute the distinct ancestors of the leaves ``locs`` level by level
+        (``W_ℓ+1 = {parent(v) | v ∈ W_ℓ}``, deduplicated). One combine per distinct ancestor."""
+        T = self.T
+        level = sorted({(self.n + i) >> 1 for i in locs})
+        if self.n == 1:
+            return
+        self._broken = True
+        while level:
+            nxt: list[int] = []
+            for h in level:
+                T[h] = self._otimes(T[2 * h], T[2 * h + 1])
+                p = h >> 1
+                if p >= 1 and (not nxt or nxt[-1] != p):
+                    nxt.append(p)
+            level = nxt
+        self._broken = False
+
+    def _check_loc(self, i: Any) -> int:
+        if type(i) is not int or not 0 <= i < self.n:
+            raise IndexError(f"flatfat: leaf index {i!r} out of range 0..{self.n - 1}")
+        return i
+
+    # --------------------------------------------------------------------------------------------- operations
+
+    @property
+    def capacity(self) -> int:
+        """The number of leaves ``n`` (a power of two)."""
+        return self.n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def update(self, pairs: Iterable[tuple[int, Any]]) -> None:
+        """Algorithm 2: ``a[loc] ← val`` for each ``(loc, val)``, then recompute the affected internal nodes.
+
+        Duplicate locations are merged, the last write wins; at most ``m·(1 + ⌈log2(n/m)⌉)`` combines for ``m``
+        distinct locations. All locations (``IndexError``) and values (typed kinds) are validated first: a bad
+        pair changes nothing."""
+        self._check_usable()
+        writes: dict[int, Any] = {}
+        check = self._check
+        for loc, val in pairs:
+            writes[self._check_loc(loc)] = check(val) if check is not None else val
+        for i, v in writes.items():
+            self._write_leaf(i, v)
+        self._propagate(writes)
+
+    def aggregate(self) -> Any:
+        """``a[0] ⊕ … ⊕ a[n−1]``: the root. No combine."""
+        return self.T[1]
+
+    def prefix(self, i: int) -> Any:
+        """``a[0] ⊕ … ⊕ a[i]`` (the paper's ``prefix(i+1)``, Algorithm 3): walk from leaf ``i`` to the root,
+        ``acc ← T(left sibling) ⊕ acc`` whenever the walk comes from a right child. At most ``log2 n`` combines."""
+        h = self.n + self._check_loc(i)
+        T = self.T
+        acc = T[h]
+        while h > 1:
+            if h & 1:
+                acc = self._otimes(T[h - 1], acc)
+            h >>= 1
+        return acc
+
+    def suffix(self, j: int) -> Any:
+        """``a[j] ⊕ … ⊕ a[n−1]`` (the paper's ``suffix(j+1)``): the mirror walk, ``acc ← acc ⊕ T(right sibling)``
+        whenever the walk comes from a left child. At most ``log2 n`` combines."""
+        h = self.n + self._check_loc(j)
+        T = self.T
+        acc = T[h]
+        while h > 1:
+            if not h & 1:
+                acc = self._otimes(acc, T[h + 1])
+            h >>= 1
+        return acc
+
+    def leaf(self, i: int) -> Any:
+        """``a[i]``."""
+        return self.T[self.n + self._check_loc(i)]
+
+    def leaves(self) -> list[Any]:
+        """``[a[0], …, a[n−1]]``."""
+        return self.T[self.n :]
+
+    def snapshot(self) -> FlatFATState:
+        return FlatFATState(capacity=self.n, nodes=tuple(self.T))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.monoid.name}, capacity={self.n})"

@@ -1,0 +1,176 @@
+"""FlatFIT, the Flat and Fast Index Traverser (Shein, Chrysanthis, Labrinidis 2017), resizable variant.
+
+As paper 001 §2 describes it: FlatFIT "achieves acceleration by dynamically storing the intermediate results and
+their corresponding pointers, which indicate how far ahead *FlatFIT* can skip in its calculation. It uses two
+circular arrays, *Pointers* and *Partials*, interconnected with their indices and a stack, *Positions*, for
+keeping indices that are currently processed." Paper 000 §8.1: "The algorithm stores n partial aggregates as well
+as n pointers, which are indices into the window for stitching together the partial aggregates of subranges."
+Paper 000 §7.2: "Each query pushes indices onto a stack, and then pops indices from the stack to indirectly access
+the window", and (footnote 3) "the same stack is reused across queries. This is safe because the stack is always
+empty at the end of a query." Paper 000 §7: "We use a modified version that resizes FlatFIT's circular buffer
+using the standard array doubling/shrinking technique without disturbing FlatFIT's internal pointer structure."
+
+State. Two circular arrays of ``capacity`` slots: ``Partials`` and ``Pointers``; the live slots are ``head``,
+``head+1``, … (mod capacity), ``size`` of them, oldest first; ``tail = (head + size) mod capacity`` is the slot of
+the next insert. For a live slot ``i`` with pointer ``j = Pointers[i]``, ``Partials[i] = v_i ⊗ … ⊗ v_(j−1)``
+(the window elements from slot ``i`` up to, excluding, slot ``j``, circularly): the pointer says how far a
+traversal may skip from ``i``. ``j = tail`` means "up to the youngest element". ``Positions`` is the index stack.
+
+Operations (the paper gives no pseudocode; this is our reading):
+
+* ``insert(v)``: ``Partials[tail] ← v``, ``Pointers[tail] ← tail + 1``; grow first when full. No ⊗.
+* ``evict()``: release ``Partials[head]``, ``head ← head + 1``; shrink afterwards when ``size ≤ capacity/4``.
+  No ⊗ ("FlatFIT only calls the aggregation operation on queries", 000 §7.3).
+* ``query()``: from ``head``, follow pointers to ``tail``, pushing each slot whose pointer is not ``tail`` onto
+  ``Positions``; the last slot reached holds the aggregate of the rest of the window. Then pop the slots, each
+  time ``acc ← Partials[i] ⊗ acc`` and store it back with ``Pointers[i] ← tail`` (so later queries skip the
+  whole stitched range). Returns ``acc`` = ``Partials[head]``, lowered.
+
+Choices where the papers leave details open (each named with the sentence that leaves it open):
+
+1. *Which range a pointer denotes.* 001 §2: the pointers "indicate how far ahead FlatFIT can skip in its
+   calculation" (not whether the target is included). We use a half-open range ``[i, Pointers[i])``, so a fresh
+   element points to its successor and ``tail`` ends every stitched range.
+2. *When the pointers are updated.* 001 §4 says the "indexes of the entire data structure are updated" during a
+   "window reset", but not which slots are rewritten. We rewrite exactly the slots pushed on ``Positions`` (path
+   compression toward ``tail``); this reproduces 001 §4's single-query cycle (one slide costing n − 1 ⊗ every
+   n + 1 slides, its neighbours one ⊗ each, the others two: see ``tests/test_flatfit_budget.py``).
+3. *Growing and shrinking.* 000 §7 only says "the standard array doubling/shrinking technique without
+   disturbing FlatFIT's internal pointer structure". We double when an insert finds the buffer full and halve
+   after an evict leaves ``size ≤ capacity/4`` (capacity a power of two, at least 2), moving the live slots to
+   ``0, 1, …, size−1`` and re-basing each pointer by the same shift, so every slot keeps pointing to the same
+   element (the stitched ranges are unchanged). Hence ``size ≤ capacity ≤ max(2, 4·size)`` after every
+   operation. Resizing moves O(n) slots and calls no ⊗ (amortized O(1) moves per operation).
+4. *The Positions stack.* 000 §7.2 footnote 3 reuses the stack across queries; we keep one list. The slot whose
+   pointer is already ``tail`` is not pushed (its partial starts ``acc``), so a query invokes ⊗ exactly
+   (number of pushed slots) times.
+5. *A raising ⊗.* Not discussed by either paper. Each popped slot is rewritten only after its ⊗ returned, and
+   ``Positions`` is emptied in a ``finally``; a ⊗ that raises mid-query therefore leaves a valid state (some
+   ranges already stitched, the rest untouched), so the aggregator stays usable.
+
+Complexity: 2n stored values (n partial aggregates and n pointers, 000 §8.1) in a buffer of at most
+``max(2, 4n)`` slots. ``insert`` and ``evict``: no ⊗. ``query``: at most n − 1 ⊗ (worst case O(n), reached after n
+inserts without a query), amortized O(1) as 000 §8.1 states. Our exact amortized claim,
+``combines ≤ #inserts + #evicts + #queries`` (:data:`swagkit.spec.budgets.BUDGETS` ``"flatfit"``), is checked,
+not proved in closed form: exhaustively over every reachable pointer structure of windows up to 8 elements
+(``tests/test_flatfit_budget.py``; up to 10 offline), against 001 §4's own single-query count, and by the budget
+meter on every verified run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from swagkit.spec.errors import SwagkitError
+from swagkit.spec.monoid import Monoid
+from swagkit.spec.snapshots import FlatFITState
+
+from ._base import InOrderAggregator
+
+#: smallest capacity of the circular buffer (a power of two)
+MIN_CAPACITY = 2
+
+
+class FlatFIT(InOrderAggregator[Any, Any, Any]):
+    """FlatFIT SWAG (id ``flatfit``), resizable. Amortized O(1), worst-case O(n) ⊗ per query; no ⊗ on insert/evict."""
+
+    algorithm = "flatfit"
+
+    def __init__(self, monoid: Monoid[Any, Any, Any]) -> None:
+        super().__init__(monoid)
+        self.capacity = MIN_CAPACITY
+        self.Partials: list[Any] = [None] * MIN_CAPACITY
+        self.Pointers: list[int] = [-1] * MIN_CAPACITY
+        self.Positions: list[int] = []
+        self.head = 0
+        self.tail = 0
+        self.size = 0
+        self._busy = False  # inside a query (guards against re-entry from a combine call)
+
+    def _enter(self) -> None:
+        if self._busy:
+            raise SwagkitError("flatfit: the aggregator was re-entered from a combine call during a query")
+
+    def _resize(self, new_capacity: int) -> None:
+        """Move the live slots to ``0 … size−1`` of new arrays, re-basing every pointer by the same shift."""
+        cap, head = self.capacity, self.head
+        partials: list[Any] = [None] * new_capacity
+        pointers: list[int] = [-1] * new_capacity
+        for k in range(self.size):
+            i = (head + k) % cap
+            skip = (self.Pointers[i] - i - 1) % cap + 1  # how far ahead the traversal may skip from slot i
+            partials[k] = self.Partials[i]
+            pointers[k] = (k + skip) % new_capacity
+        self.Partials, self.Pointers = partials, pointers
+        self.capacity = new_capacity
+        self.head = 0
+        self.tail = self.size % new_capacity
+
+    def insert(self, value: Any) -> None:
+        """Write v at ``tail`` with a pointer to its successor (growing a full buffer first). No ⊗."""
+        self._enter()
+        v = self.monoid.lift(value)
+        if self.size == self.capacity:
+            self._resize(2 * self.capacity)
+        t = self.tail
+        nxt = (t + 1) % self.capacity
+        self.Partials[t] = v
+        self.Pointers[t] = nxt
+        self.tail = nxt
+        self.size += 1
+
+    def evict(self) -> None:
+        """Drop the slot at ``head`` (shrinking when a quarter full or less). No ⊗."""
+        self._enter()
+        self._require_nonempty()
+        h = self.head
+        self.Partials[h] = None
+        self.Pointers[h] = -1
+        self.head = (h + 1) % self.capacity
+        self.size -= 1
+        if self.capacity > MIN_CAPACITY and self.size <= self.capacity // 4:
+            self._resize(self.capacity // 2)
+
+    def query(self) -> Any:
+        """Traverse from ``head`` by the pointers, pushing slots onto ``Positions``; pop them, stitching each range
+        up to ``tail``. One ⊗ per pushed slot (at most n − 1)."""
+        self._enter()
+        if self.size == 0:
+            return self.monoid.lower(self._one)
+        P, Q, stack, tail = self.Partials, self.Pointers, self.Positions, self.tail
+        self._busy = True
+        try:
+            i = self.head
+            while Q[i] != tail:
+                stack.append(i)
+                i = Q[i]
+            acc = P[i]
+            while stack:
+                j = stack[-1]
+                acc = self._otimes(P[j], acc)
+                P[j] = acc
+                Q[j] = tail
+                stack.pop()
+        finally:
+            stack.clear()
+            self._busy = False
+        return self.monoid.lower(acc)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def snapshot(self) -> FlatFITState:
+        cap = self.capacity
+        live = {(self.head + k) % cap for k in range(self.size)}
+        return FlatFITState(
+            capacity=cap,
+            partials=tuple(self.Partials[i] if i in live else None for i in range(cap)),
+            pointers=tuple(self.Pointers[i] if i in live else -1 for i in range(cap)),
+            head=self.head,
+            tail=self.tail,
+            size=self.size,
+            positions=tuple(self.Positions),
+        )
+
+
+__all__ = ["FlatFIT", "MIN_CAPACITY"]
