@@ -21,3 +21,10 @@ def test_readme_states_the_two_commands_and_ci_runs_the_test_command() -> None:
     assert "bash tools/verify.sh" in text and "bash tools/check.sh" in text
     ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
     assert "bash tools/check.sh" in ci
+
+
+def test_readme_algorithm_table_is_the_registry_table() -> None:
+    """The README's algorithm table is exactly ``swagkit list --markdown`` (it cannot drift from the registry)."""
+    from swagkit.verify import registry
+
+    assert registry.guarantees_markdown().strip() in README.read_text(encoding="utf-8")
