@@ -160,64 +160,116 @@ cdef inline bint _dominated(int kind, Slot b, Slot v) noexcept nogil:
     return b.i >= v.i
 
 
-cdef inline Py_ssize_t _nv_pop_search(const Slot* vals, Py_ssize_t head, Py_ssize_t mask, Py_ssize_t stop,
-                                      Py_ssize_t m, Slot v, int kind) noexcept nogil:
-    """Number of nodes kept by the dominance pops of Algorithm 2 lines 16–18 on a typed (strictly monotone)
-    deque: the dominated nodes form a tail. The last four nodes are tested without branches (random data rarely
-    pops more); beyond them a branchless binary search finds the rest. The caller charges exactly the linear scan's ⊗
-    count: one per popped node plus the test that stops it (``_nv_tests``)."""
-    cdef Py_ssize_t base = stop, n, half, c
-    # branchless look at the last four nodes (dominance is a suffix, so the count is the number popped among
-    # them); slots before ``stop`` are masked out (they may hold stale bits, never used)
-    c = (((m - 1 >= stop) & _dominated(kind, vals[(head + m - 1) & mask], v))
-         + ((m - 2 >= stop) & _dominated(kind, vals[(head + m - 2) & mask], v))
-         + ((m - 3 >= stop) & _dominated(kind, vals[(head + m - 3) & mask], v))
-         + ((m - 4 >= stop) & _dominated(kind, vals[(head + m - 4) & mask], v)))
-    if c < 4:
-        return m - c
-    n = m - 4 - stop  # candidates [stop, m - 4): the last four are dominated
-    if n <= 0:
-        return stop
-    while n > 1:
-        half = n >> 1
-        base = base + half if not _dominated(kind, vals[(head + base + half) & mask], v) else base
-        n -= half
-    return base + (0 if _dominated(kind, vals[(head + base) & mask], v) else 1)
+cdef inline Py_ssize_t _nv_pop_tail(const Slot* vals, Py_ssize_t lo, Py_ssize_t tp, Py_ssize_t mask, Slot v,
+                                    int kind) noexcept nogil:
+    """The dominance pops of Algorithm 2 lines 16–18 on a typed (strictly monotone) deque whose candidate nodes
+    occupy the unmasked ring positions ``[lo, tp)``: returns the new end position (the dominated nodes form a
+    suffix). The last four candidates are tested without branches (on random data 94% of inserts pop fewer than
+    four); beyond them a plain linear scan. Slots before ``lo`` may hold stale bits: their tests are masked out.
+    The caller charges exactly the reference's linear-scan ⊗ count: one per popped node plus the test that stops
+    it (none when every candidate was popped)."""
+    cdef Py_ssize_t m = tp - lo, c
+    c = (((m >= 1) & _dominated(kind, vals[(tp - 1) & mask], v))
+         + ((m >= 2) & _dominated(kind, vals[(tp - 2) & mask], v))
+         + ((m >= 3) & _dominated(kind, vals[(tp - 3) & mask], v))
+         + ((m >= 4) & _dominated(kind, vals[(tp - 4) & mask], v)))
+    if SWAG_LIKELY(c < 4):
+        return tp - c
+    tp -= 4
+    while tp > lo and _dominated(kind, vals[(tp - 1) & mask], v):
+        tp -= 1
+    return tp
 
 
-cdef inline long long _nv_tests(Py_ssize_t stop, Py_ssize_t m, Py_ssize_t k) noexcept nogil:
-    return (m - k) + (1 if k > stop else 0)
+cdef inline Py_ssize_t _nv_steady(Slot* vals, int64_t* seqs, Py_ssize_t mask, Py_ssize_t* hp_io,
+                                  Py_ssize_t* tp_io, int64_t seq0, const Slot* inp, Py_ssize_t n, Slot* out,
+                                  Py_ssize_t w, int kind) noexcept nogil:
+    """Non-Inv ``window_array`` loop in steady state (the window holds ``w`` partials before every item, so every
+    item evicts first; the deque is then non-empty before the eviction: it holds the newest partial). Item ``i``
+    gets sequence number ``seq0 + i``. Positions ``hp``/``tp`` are unmasked (slot = position & mask).
+
+    ``r1``…``r3`` cache the values at positions ``tp-1``…``tp-3`` (meaningful only below the deque size), so the
+    dominance tests of an item do not wait for the stores/loads of the previous one; the selects that update
+    them are branch-free (on random data whether a node is popped is a coin flip). Three or more pops (1 in 8
+    inserts on random data) take a linear scan. Returns the number of tests that stopped a scan (inserts that
+    left some node); the popped nodes are counted by the caller from the positions."""
+    cdef Py_ssize_t hp = hp_io[0], tp = tp_io[0], t2, m
+    cdef Py_ssize_t stops = 0
+    cdef Slot r1 = vals[(tp - 1) & mask], r2 = vals[(tp - 2) & mask], r3 = vals[(tp - 3) & mask], r4, v
+    cdef int64_t n2, n3, mk1, mk2
+    cdef bint d1, d2
+    cdef int64_t sq = seq0, ex = seq0 - w
+    cdef const Slot* end = inp + n
+    while inp != end:
+        if seqs[hp & mask] == ex:  # the head is the expiring partial
+            hp += 1
+        v = inp[0]
+        inp += 1
+        ex += 1
+        m = tp - hp
+        r4 = vals[(tp - 4) & mask]
+        d1 = (m >= 1) & _dominated(kind, r1, v)
+        d2 = (m >= 2) & _dominated(kind, r2, v)
+        if SWAG_LIKELY(not ((m >= 3) & _dominated(kind, r3, v))):  # ≤ 2 pops (d3 ⇒ d2 ⇒ d1)
+            t2 = tp - d1 - d2
+            mk1 = -<int64_t>d1
+            mk2 = -<int64_t>d2
+            n3 = r3.i ^ ((r4.i ^ r3.i) & mk2)
+            n3 = r2.i ^ ((n3 ^ r2.i) & mk1)
+            n2 = r2.i ^ ((r3.i ^ r2.i) & mk2)
+            r2.i = r1.i ^ ((n2 ^ r1.i) & mk1)
+            r3.i = n3
+        else:
+            t2 = _nv_pop_tail(vals, hp, tp - 3, mask, v, kind)
+            r2 = vals[(t2 - 1) & mask]
+            r3 = vals[(t2 - 2) & mask]
+        r1 = v
+        stops += t2 > hp
+        vals[t2 & mask] = v
+        seqs[t2 & mask] = sq
+        sq += 1
+        tp = t2 + 1
+        out[0] = vals[hp & mask]
+        out += 1
+    hp_io[0] = hp
+    tp_io[0] = tp
+    return stops
 
 
 cdef inline Py_ssize_t _nv_window_local(Ring* q, int64_t* first_io, int64_t* ins_io, long long* cc_io,
                                         const Slot* inp, Py_ssize_t n, Py_ssize_t w, Slot* out,
                                         int kind) noexcept nogil:
-    """Non-Inv ``window_array`` loop on local copies of the state (kept in registers); precondition: the ring
-    holds at least ``w`` slots, so it never grows (the deque never exceeds the window)."""
+    """Non-Inv ``window_array`` loop on local copies of the state; precondition: the ring holds at least ``w``
+    slots, so it never grows (the deque never exceeds the window). Two phases: filling (no eviction), then the
+    steady state (``_nv_steady``). ⊗ count as the reference's linear scan: one per popped node (all pushes minus
+    the nodes left and the head evictions) plus one per scan stopped by a node."""
     cdef Slot* vals = q.vals
     cdef int64_t* seqs = q.seqs
-    cdef Py_ssize_t mask = q.size - 1, head = q.head, m = q.m, i, j
+    cdef Py_ssize_t mask = q.size - 1, hp = q.head, tp = q.head + q.m, i = 0, t2, hp0, m0, k
     cdef int64_t first = first_io[0], ins = ins_io[0]
     cdef long long cc = cc_io[0]
     cdef Slot v
-    for i in range(n):
-        if ins - first == w:
-            if m and seqs[head] == first:
-                head = (head + 1) & mask
-                m -= 1
-            first += 1
+    while i < n and ins - first < w:  # filling: no eviction
         v = inp[i]
-        j = _nv_pop_search(vals, head, mask, 0, m, v, kind)
-        cc += _nv_tests(0, m, j)
-        m = j
-        j = (head + m) & mask
-        vals[j] = v
-        seqs[j] = ins
-        m += 1
+        t2 = _nv_pop_tail(vals, hp, tp, mask, v, kind)
+        cc += (tp - t2) + (t2 > hp)
+        vals[t2 & mask] = v
+        seqs[t2 & mask] = ins
+        tp = t2 + 1
         ins += 1
-        out[i] = vals[head]
-    q.head = head
-    q.m = m
+        out[i] = vals[hp & mask]
+        i += 1
+    if i < n and ins - first == w:
+        hp0 = hp
+        m0 = tp - hp
+        k = n - i
+        cc += _nv_steady(vals, seqs, mask, &hp, &tp, ins, inp + i, k, out + i, w, kind)
+        cc += (k + m0) - (tp - hp) - (hp - hp0)  # popped nodes: pushed + before − left − evicted at the head
+        ins += k
+        first += k
+        i = n
+    q.head = hp & mask
+    q.m = tp - hp
     first_io[0] = first
     ins_io[0] = ins
     cc_io[0] = cc
@@ -322,8 +374,8 @@ cdef class SlickDequeNonInv:
         if q.m == q.size and ring_grow_ng(q) < 0:
             return -1
         stop = 1 if (evict_head and q.m and q.seqs[q.head] == self.first) else 0
-        i = _nv_pop_search(q.vals, q.head, q.size - 1, stop, q.m, v, kind)
-        self.combine_count += _nv_tests(stop, q.m, i)
+        i = _nv_pop_tail(q.vals, q.head + stop, q.head + q.m, q.size - 1, v, kind) - q.head
+        self.combine_count += (q.m - i) + (i > stop)
         q.m = i
         if evict_head:
             self._evict_one_t()
