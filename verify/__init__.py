@@ -2,7 +2,9 @@
 
 * :mod:`.registry` -- algorithm / implementation registry and the :func:`create` factory.
 * :mod:`.debug` -- :func:`checked`, debug mode (``SWAGKIT_CHECK=1``).
-* :mod:`.machine` -- the generic Hypothesis state machine (:func:`make_machine`, :func:`run_machine`).
+* :mod:`.machine` -- the generic Hypothesis state machine of FIFO SWAGs (:func:`make_machine`), and
+  :func:`run_machine`, which dispatches on the algorithm's kind (:data:`~.machine.MACHINES`). Machines of other
+  kinds live in their own modules and register themselves on import; this package imports them all below.
 * :mod:`.laws` -- monoid law checks over the library.
 * :mod:`.runner` / :mod:`.cli` -- ``swagkit verify`` and ``swagkit list``.
 * :mod:`.strategies` -- input strategies per library monoid.
@@ -10,6 +12,7 @@
 
 from .debug import CheckedAggregator, check_enabled, checked
 from .errors import BudgetExceededAt, InvariantViolationAt, ModelMismatchAt, OperationContext
+from .machine import MACHINES, register_machine, run_machine
 from .registry import ALGORITHMS, IMPLEMENTATIONS, AlgorithmInfo, Combo, ImplementationInfo, RegistryError, combos, create
 
 __all__ = [
@@ -28,4 +31,10 @@ __all__ = [
     "BudgetExceededAt",
     "ModelMismatchAt",
     "OperationContext",
+    "MACHINES",
+    "register_machine",
+    "run_machine",
 ]
+
+# State machines of non-FIFO kinds register themselves on import (one line per kind):
+

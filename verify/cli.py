@@ -25,7 +25,7 @@ from typing import Callable, Sequence, TextIO
 from swagkit.spec.library import LIBRARY
 
 from . import registry
-from .machine import DEFAULT_MAX_WINDOW
+from .machine import DEFAULT_MAX_WINDOW, MACHINES
 from .runner import Result, Task, run_task
 from .strategies import strategy_for
 
@@ -165,7 +165,7 @@ def plan(args: argparse.Namespace, err: TextIO) -> tuple[list[Task], dict[str, i
 
 def _machine_skip(combo: registry.Combo) -> str | None:
     info = registry.algorithm(combo.algorithm)
-    if info.kind != "fifo":
+    if info.kind not in MACHINES:
         return f"no state machine for {info.kind!r} algorithms yet"
     try:
         strategy_for(combo.monoid)

@@ -22,7 +22,7 @@ Hypothesis prints a failing run as a replayable program (``state = …; state.in
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import hypothesis
 from hypothesis import HealthCheck, Phase, settings
@@ -36,7 +36,17 @@ from . import registry
 from .debug import CheckedAggregator, checked
 from .strategies import strategy_for
 
-__all__ = ["MachineStats", "SwagMachine", "make_machine", "machine_settings", "run_machine", "DEFAULT_MAX_WINDOW"]
+__all__ = [
+    "MachineStats",
+    "SwagMachine",
+    "MachineRunner",
+    "MACHINES",
+    "register_machine",
+    "make_machine",
+    "machine_settings",
+    "run_machine",
+    "DEFAULT_MAX_WINDOW",
+]
 
 #: Largest window the machine builds (above the reference ChunkedDeque's 64-slot chunks).
 DEFAULT_MAX_WINDOW = 80
@@ -236,6 +246,55 @@ def machine_settings(
     )
 
 
+def run_fifo_machine(
+    algorithm_id: str,
+    monoid_id: str,
+    implementation: str = "reference",
+    *,
+    max_examples: int = 40,
+    steps: int = 50,
+    seed: int | None = None,
+    max_window: int = DEFAULT_MAX_WINDOW,
+) -> MachineStats:
+    """Run the FIFO machine for one combination; raises the (shrunk) failure, returns statistics on success.
+
+    With ``seed`` the run is reproducible (Hypothesis' ``@seed``); without it the active profile decides.
+    """
+    machine = make_machine(algorithm_id, monoid_id, implementation, max_window=max_window)
+    if seed is not None:
+        machine = hypothesis.seed(seed)(machine)
+    run_state_machine_as_test(machine, settings=machine_settings(max_examples, steps))
+    return machine.stats
+
+
+class MachineRunner(Protocol):
+    """Runs the state machine of one algorithm kind for one (algorithm, monoid, implementation) combination.
+
+    Raises the (shrunk) failure; returns :class:`MachineStats` on success."""
+
+    def __call__(
+        self,
+        algorithm_id: str,
+        monoid_id: str,
+        implementation: str = ...,
+        *,
+        max_examples: int = ...,
+        steps: int = ...,
+        seed: int | None = ...,
+        max_window: int = ...,
+    ) -> MachineStats: ...
+
+
+#: State machine runners by :attr:`~swagkit.verify.registry.AlgorithmInfo.kind`. A new ADT (out-of-order
+#: windows, sketches ...) registers its machine here, and ``swagkit verify`` and :func:`run_machine` pick it up.
+MACHINES: dict[str, MachineRunner] = {}
+
+
+def register_machine(kind: str, runner: MachineRunner) -> None:
+    """Make ``runner`` the state machine of algorithms registered with ``kind``."""
+    MACHINES[kind] = runner
+
+
 def run_machine(
     algorithm_id: str,
     monoid_id: str,
@@ -246,12 +305,24 @@ def run_machine(
     seed: int | None = None,
     max_window: int = DEFAULT_MAX_WINDOW,
 ) -> MachineStats:
-    """Run the machine for one combination; raises the (shrunk) failure, returns statistics on success.
+    """Run the state machine of ``algorithm_id``'s kind for one combination (see :data:`MACHINES`).
 
-    With ``seed`` the run is reproducible (Hypothesis' ``@seed``); without it the active profile decides.
+    Raises the (shrunk) failure, returns statistics on success; :class:`~swagkit.verify.registry.RegistryError`
+    when no machine is registered for the algorithm's kind.
     """
-    machine = make_machine(algorithm_id, monoid_id, implementation, max_window=max_window)
-    if seed is not None:
-        machine = hypothesis.seed(seed)(machine)
-    run_state_machine_as_test(machine, settings=machine_settings(max_examples, steps))
-    return machine.stats
+    kind = registry.algorithm(algorithm_id).kind
+    runner = MACHINES.get(kind)
+    if runner is None:
+        raise registry.RegistryError(f"no state machine for {kind!r} algorithms (known: {', '.join(MACHINES)})")
+    return runner(
+        algorithm_id,
+        monoid_id,
+        implementation,
+        max_examples=max_examples,
+        steps=steps,
+        seed=seed,
+        max_window=max_window,
+    )
+
+
+register_machine("fifo", run_fifo_machine)
