@@ -13,6 +13,8 @@ identical, so float results are bit-identical), plus ``COMPILED``:
   Two-Stacks uses two growable arrays (it is amortized anyway).
 * ``window_array`` returns an ``array.array`` for typed kinds (a list otherwise); ``Recalc`` is the reference
   one (O(n) per query, not worth compiling).
+* Paper 004's structures (``QDigest``, ``qdigest_monoid``, ``SlidingWindowCount``, ``SlidingWindowQuantiles``,
+  ``ValueDivision``) are compiled too (:mod:`._decay_api`), with the reference's API, snapshots and answers.
 """
 
 from __future__ import annotations
@@ -26,8 +28,9 @@ from ._driver import register_fast_path, window_array
 from ._reactive_api import FlatFAT, ReactiveAggregator
 from ._slickdeque_api import SlickDequeInv, SlickDequeNonInv, SlickRange
 from ._flatfit_api import FlatFIT
+from ._decay_api import QDigest, SlidingWindowCount, SlidingWindowQuantiles, ValueDivision, qdigest_monoid
 
-__all__ = ["Recalc", "TwoStacks", "TwoStacksLite", "DABA", "DABALite", "SlickDequeInv", "SlickDequeNonInv", "SlickRange", "FlatFAT", "ReactiveAggregator", "FlatFIT", "window_array", "COMPILED"]
+__all__ = ["Recalc", "TwoStacks", "TwoStacksLite", "DABA", "DABALite", "SlickDequeInv", "SlickDequeNonInv", "SlickRange", "FlatFAT", "ReactiveAggregator", "FlatFIT", "window_array", "QDigest", "qdigest_monoid", "SlidingWindowCount", "SlidingWindowQuantiles", "ValueDivision", "COMPILED"]
 
 if TYPE_CHECKING:
     from ._daba import DABA

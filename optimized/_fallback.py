@@ -22,7 +22,7 @@ from swagkit.reference.flatfit import FlatFIT as _RefFlatFIT
 from swagkit.reference.slickdeque import SlickDequeInv as _RefSlickDequeInv
 from swagkit.reference.slickdeque import SlickDequeNonInv as _RefSlickDequeNonInv
 
-__all__ = ["TwoStacks", "TwoStacksLite", "DABA", "DABALite", "SlickDequeInv", "SlickDequeNonInv", "FlatFAT", "ReactiveAggregator", "FlatFIT"]
+__all__ = ["TwoStacks", "TwoStacksLite", "DABA", "DABALite", "SlickDequeInv", "SlickDequeNonInv", "FlatFAT", "ReactiveAggregator", "FlatFIT", "QDigest", "SlidingWindowCount", "SlidingWindowQuantiles", "ValueDivision"]
 
 
 class TwoStacks(_RefTwoStacks):
@@ -91,6 +91,49 @@ class ReactiveAggregator(_RefReactiveAggregator):
 
 class FlatFIT(_RefFlatFIT):
     __doc__ = f"Papers 001 §2 and 000 §7, pure-Python fallback (the reference class). {flatfit.FlatFIT.__doc__}"
+
+    def _memory_bytes(self) -> None:
+        """Not measurable for the pure-Python fallback."""
+        return None
+
+
+# -- paper 004: time-decayed aggregates over out-of-order streams ------------------------------------------------
+
+from swagkit.reference import qdigest as _qdigest_mod  # noqa: E402
+from swagkit.reference import value_division as _value_division_mod  # noqa: E402
+from swagkit.reference import window_count as _window_count_mod  # noqa: E402
+from swagkit.reference import window_quantiles as _window_quantiles_mod  # noqa: E402
+
+
+class QDigest(_qdigest_mod.QDigest):
+    __doc__ = f"Paper 004 §3.1 box, pure-Python fallback (the reference class). {_qdigest_mod.QDigest.__doc__}"
+
+    def _memory_bytes(self) -> None:
+        """Not measurable for the pure-Python fallback."""
+        return None
+
+
+class SlidingWindowCount(_window_count_mod.SlidingWindowCount):
+    __doc__ = f"Paper 004 §3.1, pure-Python fallback (the reference class). {_window_count_mod.SlidingWindowCount.__doc__}"
+
+    def _memory_bytes(self) -> None:
+        """Not measurable for the pure-Python fallback."""
+        return None
+
+
+class SlidingWindowQuantiles(_window_quantiles_mod.SlidingWindowQuantiles):
+    __doc__ = (
+        "Paper 004 §3.2-3.3 and §4.1, pure-Python fallback (the reference class). "
+        f"{_window_quantiles_mod.SlidingWindowQuantiles.__doc__}"
+    )
+
+    def _memory_bytes(self) -> None:
+        """Not measurable for the pure-Python fallback."""
+        return None
+
+
+class ValueDivision(_value_division_mod.ValueDivision):
+    __doc__ = f"Paper 004 §4.2, pure-Python fallback (the reference class). {_value_division_mod.ValueDivision.__doc__}"
 
     def _memory_bytes(self) -> None:
         """Not measurable for the pure-Python fallback."""

@@ -134,12 +134,18 @@ class ExactStream:
         """Move the clock to ``t`` (``t >= now``)."""
         self.now = check_advance(t, self.time_bits, self.now)
 
-    def insert(self, value: int, timestamp: int, weight: int = 1) -> None:
-        """Record ``weight`` copies of ``value`` stamped ``timestamp`` (validated first; weight 0 is a no-op)."""
+    def validate_insert(self, value: int, timestamp: int, weight: int = 1) -> tuple[int, int, int]:
+        """The checks of :meth:`insert`, in the structures' order (value, timestamp, weight, total), without
+        changing anything: the validated triple, or the documented error."""
         x = check_value(value, self.value_bits)
         t = check_timestamp(timestamp, self.time_bits, self.now)
         w = check_weight(weight)
         check_total(self._total, w)
+        return x, t, w
+
+    def insert(self, value: int, timestamp: int, weight: int = 1) -> None:
+        """Record ``weight`` copies of ``value`` stamped ``timestamp`` (validated first; weight 0 is a no-op)."""
+        x, t, w = self.validate_insert(value, timestamp, weight)
         if w:
             self.items.append((x, t, w))
             self._total += w

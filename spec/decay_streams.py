@@ -156,10 +156,11 @@ def two_heavy(
     a_val, b_val = u // 4, (3 * u) // 4
     na, nb = round(n * (phi + delta)), round(n * (phi - delta))
     vals = [a_val] * na + [b_val] * nb
+    others = [x for x in range(min(u, 64)) if x not in (a_val, b_val)] or [a_val, b_val]
     while len(vals) < n:
-        x = rng.randrange(u)
-        if x not in (a_val, b_val):
-            vals.append(x)
+        vals.append(rng.choice(others) if len(others) < 64 else rng.randrange(u))
+        if vals[-1] in (a_val, b_val) and len(others) > 2:
+            vals.pop()
     rng.shuffle(vals)
     rows = [(x, rng.randrange(top + 1), 0) for x in vals[:n]]
     return _clock(rows, weighted, rng, start_now=max((r[1] for r in rows), default=0))

@@ -190,7 +190,7 @@ def check_qdigest(
     gap = closure_gap(nodes)
     if gap:
         ck.soft("closure", f"a closed (P3) realization would add {gap} zero-count ranges", gap)
-    ck.report.measure("qdigest size / bound", len(nodes), bound)
+    ck.report.measure("qdigest size / bound", len(nodes), allowed)
     if truth is None:
         return ck.report
     profile = truth if isinstance(truth, RankProfile) else RankProfile.of(truth)
