@@ -17,6 +17,12 @@ from libcpp.utility cimport pair
 from libcpp.algorithm cimport sort, stable_sort
 from libc.stdint cimport int64_t, uint64_t
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
+from cpython.ref cimport PyObject
+from libc.math cimport exp, pow
+
+from swagkit.spec.decay import Decay as _Decay, ExponentialDecay as _Exp, NoDecay as _NoDecay
+from swagkit.spec.decay import PolynomialDecay as _Poly, SlidingWindowDecay as _Window
+from swagkit.spec.decay_errors import InvalidParameterError as _InvalidParameterError
 
 ctypedef pair[int64_t, int64_t] Node       # (heap id, count), also (hi, count) in post-order lists
 
@@ -61,6 +67,13 @@ cdef cppclass QDCore:
     vector[Node] buf      # appended ranges not yet folded into nodes
 
 
+# scratch vectors reused by fold and compress (never reentrant; the GIL is held), so that merging small digests
+# does not allocate
+cdef vector[Node] g_fold
+cdef vector[size_t] g_start, g_block_start
+cdef vector[Node] g_pending, g_cur, g_below, g_survivors, g_result
+
+
 cdef struct Merge:
     int64_t parent
     int64_t left
@@ -79,6 +92,41 @@ cdef QDCore* qd_new(int bits, int64_t em, int ee, double eps, int64_t period) ex
     d.pending = 0
     d.period = period
     return d
+
+
+# a free list of cores: digests of time-wise ranges are created and merged away at a high rate, so their
+# structs and (small) vector buffers are recycled instead of freed
+cdef vector[QDCore*] g_pool
+
+DEF POOL_MAX = 4096
+DEF POOL_KEEP_CAPACITY = 64
+
+
+cdef QDCore* qd_take(int bits, int64_t em, int ee, double eps, int64_t period) except NULL:
+    """``qd_new`` from the free list when possible."""
+    cdef QDCore* d
+    if g_pool.size() == 0:
+        return qd_new(bits, em, ee, eps, period)
+    d = g_pool.back()
+    g_pool.pop_back()
+    d.bits = bits
+    d.em = em
+    d.ee = ee
+    d.eps = eps
+    d.total = 0
+    d.pending = 0
+    d.period = period
+    return d
+
+
+cdef void qd_give(QDCore* d) noexcept:
+    """Return a core to the free list (or delete it)."""
+    if g_pool.size() >= POOL_MAX or d.nodes.capacity() > POOL_KEEP_CAPACITY or d.buf.capacity() > POOL_KEEP_CAPACITY:
+        del d
+        return
+    d.nodes.clear()
+    d.buf.clear()
+    g_pool.push_back(d)
 
 
 cdef QDCore* qd_copy(QDCore* src) except NULL:
@@ -103,9 +151,10 @@ cdef void qd_fold(QDCore* d) noexcept nogil:
     """Merge ``buf`` into ``nodes`` (sorted by id, equal ids summed). The logical state does not change."""
     if d.buf.size() == 0:
         return
-    sort(d.buf.begin(), d.buf.end(), node_less)
-    cdef vector[Node] out
-    out.reserve(d.nodes.size() + d.buf.size())
+    if d.buf.size() > 1:
+        sort(d.buf.begin(), d.buf.end(), node_less)
+    cdef vector[Node]* out = &g_fold
+    out.clear()
     cdef size_t i = 0, j = 0
     cdef size_t n = d.nodes.size(), m = d.buf.size()
     cdef Node x
@@ -116,11 +165,11 @@ cdef void qd_fold(QDCore* d) noexcept nogil:
         else:
             x = d.buf[j]
             j += 1
-        if out.size() > 0 and out[out.size() - 1].first == x.first:
-            out[out.size() - 1].second += x.second
+        if out.size() > 0 and out[0][out.size() - 1].first == x.first:
+            out[0][out.size() - 1].second += x.second
         else:
             out.push_back(x)
-    d.nodes.swap(out)
+    d.nodes.swap(out[0])
     d.buf.clear()
 
 
@@ -166,56 +215,52 @@ cdef int qd_compress_lim(QDCore* d, int64_t lim, vector[Merge]* merges) except -
     qd_fold(d)
     if lim <= 1 or d.nodes.size() == 0:
         return 0
-    cdef vector[size_t] start       # start[k]: first index of depth k in d.nodes (sorted by id = by depth)
-    cdef vector[Node] pending, cur, below, survivors, result
-    cdef vector[Node]* tmp
     cdef size_t i, n, pos, blo, bhi
     cdef Py_ssize_t k
     cdef int depth, bits = d.bits
     cdef int64_t left, p, cl, cr, cp, fam
     cdef bint cascade = True
     cdef Merge mg
-    cdef vector[size_t] block_start
     while cascade:
         cascade = False
         n = d.nodes.size()
-        start.assign(bits + 2, n)
+        g_start.assign(bits + 2, n)
         for k in range(<Py_ssize_t>n - 1, -1, -1):
-            start[qd_depth(d.nodes[k].first)] = k
+            g_start[qd_depth(d.nodes[k].first)] = k
         for depth in range(bits, -1, -1):  # an empty depth starts where the next deeper one starts
-            if start[depth] > start[depth + 1]:
-                start[depth] = start[depth + 1]
-        pending.clear()
-        below.clear()
-        result.clear()
-        block_start.clear()
+            if g_start[depth] > g_start[depth + 1]:
+                g_start[depth] = g_start[depth + 1]
+        g_pending.clear()
+        g_below.clear()
+        g_result.clear()
+        g_block_start.clear()
         for depth in range(bits, -1, -1):
-            merge_add(&cur, &d.nodes[0] + start[depth], start[depth + 1] - start[depth], &pending)
-            pending.clear()
-            block_start.push_back(result.size())
+            merge_add(&g_cur, &d.nodes[0] + g_start[depth], g_start[depth + 1] - g_start[depth], &g_pending)
+            g_pending.clear()
+            g_block_start.push_back(g_result.size())
             if depth == 0:
-                for i in range(cur.size()):
-                    result.push_back(cur[i])
+                for i in range(g_cur.size()):
+                    g_result.push_back(g_cur[i])
                 break
-            survivors.clear()
+            g_survivors.clear()
             pos = 0  # into below
-            blo = start[depth - 1]
-            bhi = start[depth]
+            blo = g_start[depth - 1]
+            bhi = g_start[depth]
             i = 0
-            while i < cur.size():
-                if (cur[i].first & 1) == 0:
-                    left = cur[i].first
-                    cl = cur[i].second
-                    if i + 1 < cur.size() and cur[i + 1].first == left + 1:
-                        cr = cur[i + 1].second
+            while i < g_cur.size():
+                if (g_cur[i].first & 1) == 0:
+                    left = g_cur[i].first
+                    cl = g_cur[i].second
+                    if i + 1 < g_cur.size() and g_cur[i + 1].first == left + 1:
+                        cr = g_cur[i + 1].second
                         i += 2
                     else:
                         cr = 0
                         i += 1
                 else:
-                    left = cur[i].first - 1
+                    left = g_cur[i].first - 1
                     cl = 0
-                    cr = cur[i].second
+                    cr = g_cur[i].second
                     i += 1
                 p = left >> 1
                 while blo < bhi and d.nodes[blo].first < p:
@@ -223,30 +268,30 @@ cdef int qd_compress_lim(QDCore* d, int64_t lim, vector[Merge]* merges) except -
                 cp = d.nodes[blo].second if blo < bhi and d.nodes[blo].first == p else 0
                 fam = cp + cl + cr
                 if fam < lim:
-                    pending.push_back(Node(p, cl + cr))
+                    g_pending.push_back(Node(p, cl + cr))
                     if merges != NULL:
                         mg.parent = p
                         mg.left = left
                         mg.right = left + 1
                         merges.push_back(mg)
-                    if cl and has_child(&below, &pos, 2 * left, 2 * left + 1):
+                    if cl and has_child(&g_below, &pos, 2 * left, 2 * left + 1):
                         cascade = True
-                    if cr and has_child(&below, &pos, 2 * left + 2, 2 * left + 3):
+                    if cr and has_child(&g_below, &pos, 2 * left + 2, 2 * left + 3):
                         cascade = True
                 else:
                     if cl:
-                        survivors.push_back(Node(left, cl))
+                        g_survivors.push_back(Node(left, cl))
                     if cr:
-                        survivors.push_back(Node(left + 1, cr))
-            for i in range(survivors.size()):
-                result.push_back(survivors[i])
-            below.swap(survivors)
+                        g_survivors.push_back(Node(left + 1, cr))
+            for i in range(g_survivors.size()):
+                g_result.push_back(g_survivors[i])
+            g_below.swap(g_survivors)
         # result holds depth blocks from the deepest up, each sorted: reverse the block order
         d.nodes.clear()
-        block_start.push_back(result.size())
-        for i in range(block_start.size() - 1, 0, -1):
-            for n in range(block_start[i - 1], block_start[i]):
-                d.nodes.push_back(result[n])
+        g_block_start.push_back(g_result.size())
+        for i in range(g_block_start.size() - 1, 0, -1):
+            for n in range(g_block_start[i - 1], g_block_start[i]):
+                d.nodes.push_back(g_result[n])
     return 0
 
 
@@ -311,6 +356,34 @@ cdef void qd_post_order(QDCore* d, vector[Node]* out) noexcept nogil:
         out.push_back(Node(tmp[i].first.first, tmp[i].second))
 
 
+cdef void truncate_level(QDCore* d, int64_t* tau, int64_t alpha, vector[int64_t]* removed) noexcept nogil:
+    """§3.1 truncation of a time-wise level: keep the α rightmost ranges in post-order, raise τ to the largest
+    discarded right end, and drop kept ranges ending at or before it (ancestors sharing that right end). The ids
+    dropped go to ``removed`` (if given). ``nodes`` is folded and sorted by id on entry and exit."""
+    cdef vector[pair[Node, int64_t]] keyed  # ((hi, -id), count)
+    cdef size_t i, cut
+    cdef int64_t t = tau[0]
+    for i in range(d.nodes.size()):
+        keyed.push_back(pair[Node, int64_t](Node(qd_hi(d.nodes[i].first, d.bits), -d.nodes[i].first), d.nodes[i].second))
+    sort(keyed.begin(), keyed.end())  # lexicographic: (hi, -id) is unique
+    cut = keyed.size() - <size_t>alpha
+    for i in range(cut):
+        if keyed[i].first.first > t:
+            t = keyed[i].first.first
+        if removed != NULL:
+            removed.push_back(-keyed[i].first.second)
+    tau[0] = t
+    d.nodes.clear()
+    d.total = 0
+    for i in range(cut, keyed.size()):
+        if keyed[i].first.first > t:
+            d.nodes.push_back(Node(-keyed[i].first.second, keyed[i].second))
+            d.total += keyed[i].second
+        elif removed != NULL:
+            removed.push_back(-keyed[i].first.second)
+    sort(d.nodes.begin(), d.nodes.end(), node_less)
+
+
 cdef tuple qd_state_nodes(QDCore* d):
     """The stored ranges as a tuple of ``(id, count)`` sorted by id (fold first)."""
     cdef size_t i
@@ -334,3 +407,45 @@ cdef tuple eps_exact(double eps):
     """``(m, e)`` with ``eps = m · 2^-e`` exactly (m odd, or 0)."""
     num, den = float(eps).as_integer_ratio()
     return num, den.bit_length() - 1
+
+
+# -- decay functions evaluated in C (same expressions as swagkit.spec.decay, so the floats are identical) ---------
+
+cdef struct DecayEval:
+    int kind          # 0: call Python, 1: exponential, 2: polynomial, 3: none, 4: sliding window
+    double param
+    int64_t window
+    PyObject* obj
+
+
+cdef int decay_init(DecayEval* e, object decay) except -1:
+    if not isinstance(decay, _Decay):
+        raise _InvalidParameterError(f"decay must be a swagkit.spec.decay.Decay, got {type(decay).__name__}")
+    e.obj = <PyObject*>decay
+    e.kind = 0
+    if type(decay) is _Exp:
+        e.kind = 1
+        e.param = decay.rate
+    elif type(decay) is _Poly:
+        e.kind = 2
+        e.param = decay.exponent
+    elif type(decay) is _NoDecay:
+        e.kind = 3
+    elif type(decay) is _Window:
+        e.kind = 4
+        e.window = decay.window
+    return 0
+
+
+cdef double decay_at(DecayEval* e, int64_t age) except? -1.0:
+    if e.kind == 1:
+        return exp(-e.param * <double>age)
+    if e.kind == 2:
+        return pow(<double>age + 1.0, -e.param)
+    if e.kind == 3:
+        return 1.0
+    if e.kind == 4:
+        return 1.0 if age < e.window else 0.0
+    return float((<object>e.obj)(age))
+
+
