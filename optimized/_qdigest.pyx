@@ -35,7 +35,10 @@ DEF MAX_TOTAL = 4611686018427387904  # 2**62
 
 
 cdef class QDigest:
-    """q-digest over ``[0, 2**universe_bits)`` with rank error at most ``eps·N`` (paper 004 §3.1 box), compiled;
+    """QDigest(universe_bits, eps)
+--
+
+q-digest over ``[0, 2**universe_bits)`` with rank error at most ``eps·N`` (paper 004 §3.1 box), compiled;
     same API, snapshots and answers as ``swagkit.reference.QDigest``."""
 
     cdef QDCore* d
@@ -43,15 +46,10 @@ cdef class QDigest:
 
     algorithm = "qdigest"
 
-    def __cinit__(self, *args: Any, **kwargs: Any) -> None:
-        self.d = NULL
-
-    def __init__(self, universe_bits: int, eps: float) -> None:
+    def __cinit__(self, universe_bits, eps):
         bits = check_bits(universe_bits, "universe_bits")
         e = check_accuracy(eps, "eps")
         m, ee = eps_exact(e)
-        if self.d != NULL:
-            del self.d
         self.d = qd_new(bits, m, ee, e, qdigest_size_bound(bits, e))
         self.M = (<int64_t>1) << bits
 
@@ -87,9 +85,9 @@ cdef class QDigest:
 
     def copy(self) -> "QDigest":
         """An independent copy. O(S)."""
-        cdef QDigest c = QDigest.__new__(QDigest)
+        cdef QDigest c = QDigest(self.d.bits, self.d.eps)
+        del c.d
         c.d = qd_copy(self.d)
-        c.M = self.M
         return c
 
     def insert(self, x: int, weight: int = 1) -> None:

@@ -28,6 +28,7 @@ from swagkit.spec.decay_input import (
     check_bits,
     check_phi,
     check_rank_point,
+    check_spread,
     check_timestamp,
     check_total,
     check_value,
@@ -51,7 +52,10 @@ cdef inline bint ranged_less(const Ranged& a, const Ranged& b) noexcept nogil:
 
 
 cdef class ValueDivision:
-    """Decayed ranks, quantiles and heavy hitters for a smooth decay, error ``(θ + β + θβ)·D`` (paper 004 §4.2),
+    """ValueDivision(time_bits, value_bits, decay, theta, beta)
+--
+
+Decayed ranks, quantiles and heavy hitters for a smooth decay, error ``(θ + β + θβ)·D`` (paper 004 §4.2),
     compiled; same API, snapshots and answers as ``swagkit.reference.ValueDivision``."""
 
     cdef int T, B
@@ -68,10 +72,10 @@ cdef class ValueDivision:
 
     algorithm = "value_division"
 
-    def __init__(self, time_bits: int, value_bits: int, decay: Decay, theta: float, beta: float) -> None:
+    def __cinit__(self, time_bits, value_bits, decay, theta, beta):
         self.T = check_bits(time_bits, "time_bits")
         self.B = check_bits(value_bits, "value_bits")
-        self._theta = check_accuracy(theta, "theta")
+        self._theta = check_spread(theta, "theta")
         self._beta = check_accuracy(beta, "beta")
         self._decay = check_smooth_decay(decay, self.T)
         decay_init(&self.g, self._decay)

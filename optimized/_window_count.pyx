@@ -43,7 +43,10 @@ cdef cppclass CountLevel:
 
 
 cdef class SlidingWindowCount:
-    """Out-of-order sliding-window count with relative error ε (paper 004 §3.1), compiled; same API, snapshots
+    """SlidingWindowCount(time_bits, eps, alpha=None)
+--
+
+Out-of-order sliding-window count with relative error ε (paper 004 §3.1), compiled; same API, snapshots
     and answers as ``swagkit.reference.SlidingWindowCount``."""
 
     cdef int T
@@ -55,7 +58,7 @@ cdef class SlidingWindowCount:
 
     algorithm = "window_count"
 
-    def __init__(self, time_bits: int, eps: float, alpha: int | None = None) -> None:
+    def __cinit__(self, time_bits, eps, alpha=None):
         self.T = check_bits(time_bits, "time_bits")
         self._eps = check_accuracy(eps, "eps")
         self.alpha_min = window_count_alpha_min(self.T, self._eps)

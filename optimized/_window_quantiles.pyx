@@ -145,7 +145,10 @@ cdef cppclass RangeLevel:
     PtrMap digests
 
 cdef class SlidingWindowQuantiles:
-    """Window ranges, quantiles and heavy hitters with additive error ``ε·D_w``, and any decay with error
+    """SlidingWindowQuantiles(time_bits, value_bits, eps, alpha=None)
+--
+
+Window ranges, quantiles and heavy hitters with additive error ``ε·D_w``, and any decay with error
     ``ε·D`` (paper 004 §3.2-3.3, §4.1), compiled; same API, snapshots and answers as
     ``swagkit.reference.SlidingWindowQuantiles``."""
 
@@ -161,7 +164,7 @@ cdef class SlidingWindowQuantiles:
 
     algorithm = "window_quantiles"
 
-    def __init__(self, time_bits: int, value_bits: int, eps: float, alpha: int | None = None) -> None:
+    def __cinit__(self, time_bits, value_bits, eps, alpha=None):
         self.T = check_bits(time_bits, "time_bits")
         self.B = check_bits(value_bits, "value_bits")
         self._eps = check_accuracy(eps, "eps")
@@ -348,7 +351,7 @@ cdef class SlidingWindowQuantiles:
             pairs.push_back(Key(check_value(x, self.B), check_timestamp(t, self.T, self._now)))
         check_total(self._total, pairs.size())
         for i in range(pairs.size()):
-            self._insert(pairs[i].second, pairs[i].first, 1)
+            self._insert(pairs[i].first, pairs[i].second, 1)
 
     cdef int _compress(self) except -1:
         cdef size_t j = 0, k

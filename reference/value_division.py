@@ -45,6 +45,7 @@ from swagkit.spec.decay_input import (
     check_bits,
     check_phi,
     check_rank_point,
+    check_spread,
     check_timestamp,
     check_total,
     check_value,
@@ -104,7 +105,7 @@ class ValueDivision:
     def __init__(self, time_bits: int, value_bits: int, decay: Decay, theta: float, beta: float) -> None:
         self._tbits = check_bits(time_bits, "time_bits")
         self._vbits = check_bits(value_bits, "value_bits")
-        self._theta = check_accuracy(theta, "theta")
+        self._theta = check_spread(theta, "theta")
         self._beta = check_accuracy(beta, "beta")
         self._decay = check_smooth_decay(decay, self._tbits)
         self.now = 0

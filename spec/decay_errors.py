@@ -17,7 +17,7 @@ error                              builtin            raised for
                                                       (paper 004 §1.1 leaves ``t_i > t`` undefined)
 :class:`ClockError`                ``ValueError``     ``advance(t)`` to a time before the current time
 :class:`NegativeWeightError`       ``ValueError``     a weight ``< 0``
-:class:`InvalidParameterError`     ``ValueError``     ε, θ, β outside (0, 1), φ outside its range, universe
+:class:`InvalidParameterError`     ``ValueError``     ε, β outside (0, 1), θ <= 0, φ outside its range, universe
                                                       bits outside [1, 62], a too-small level budget α, a
                                                       decay that does not fit the structure
 :class:`IncompatibleSummaryError`  ``ValueError``     merging summaries over different universes or ε
@@ -74,8 +74,8 @@ class NegativeWeightError(SwagkitError, ValueError):
 
 
 class InvalidParameterError(SwagkitError, ValueError):
-    """A parameter outside its documented range (ε ∉ (0, 1), φ ∉ [0, 1], bits ∉ [1, 62], α too small, a decay
-    that is not smooth for value division, …)."""
+    """A parameter outside its documented range (ε, β ∉ (0, 1), θ <= 0, φ ∉ [0, 1], bits ∉ [1, 62], α < 1, a
+    decay that is not smooth for value division, …)."""
 
 
 class IncompatibleSummaryError(SwagkitError, ValueError):

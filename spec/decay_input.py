@@ -9,7 +9,7 @@ Conventions (notes §1.6, §9 items 11, 12, 16):
 * every structure keeps a clock ``now`` (initially 0) moved forward only by ``advance(t)``; a timestamp must be
   ``<= now`` (no negative ages);
 * weights are non-negative integers (weight 0 is accepted and changes nothing); the total stays below 2**62;
-* accuracies ε, θ, β lie in the open interval (0, 1).
+* accuracies ε and β lie in the open interval (0, 1); value division's spread θ is any finite number > 0.
 
 Each ``check_*`` returns the validated value or raises the documented error from :mod:`.decay_errors`.
 """
@@ -36,6 +36,7 @@ __all__ = [
     "check_int",
     "check_bits",
     "check_accuracy",
+    "check_spread",
     "check_phi",
     "check_value",
     "check_rank_point",
@@ -70,6 +71,17 @@ def check_accuracy(x: Any, what: str) -> float:
     v = float(x)
     if not (0.0 < v < 1.0) or math.isnan(v):
         raise InvalidParameterError(f"{what} must lie in the open interval (0, 1), got {x!r}")
+    return v
+
+
+def check_spread(x: Any, what: str) -> float:
+    """A spread parameter θ > 0 (finite), as a float: value division's summaries span a weight ratio ``1 + θ``
+    (the paper's Fig. 3 uses θ = 1)."""
+    if isinstance(x, bool) or not isinstance(x, (int, float, Fraction)):
+        raise InvalidParameterError(f"{what} must be a number > 0, got {type(x).__name__} {x!r}")
+    v = float(x)
+    if not (0.0 < v < math.inf):
+        raise InvalidParameterError(f"{what} must be a finite number > 0, got {x!r}")
     return v
 
 

@@ -309,7 +309,7 @@ class OutOfOrderMachine(RuleBasedStateMachine):
     def bad_parameters(self, eps: float) -> None:
         params: dict[str, Any] = {"time_bits": self.tbits}
         if self.algorithm_id == "value_division":
-            params.update(value_bits=self.vbits, decay=PolynomialDecay(1.0), theta=eps, beta=0.1)
+            params.update(value_bits=self.vbits, decay=PolynomialDecay(1.0), theta=0.1, beta=eps)
         else:
             params["eps"] = eps
             if self.algorithm_id == "window_quantiles":
