@@ -147,7 +147,7 @@ class PolynomialDecay(Decay):
         self.name = f"polynomial({self.exponent!r})"
 
     def weight(self, age: int) -> float:
-        return (age + 1.0) ** -self.exponent
+        return float((age + 1.0) ** -self.exponent)
 
 
 class UserDecay(Decay):

@@ -83,7 +83,7 @@ def looping(n: int, *, time_bits: int, value_bits: int, seed: int = 0, days: int
     rng = random.Random(seed)
     day_len = max(2, (1 << time_bits) // 2)
     per_day = max(1, n // days)
-    rows = []
+    rows: list[tuple[int, int, int]] = []
     for d in range(days):
         count = per_day if d < days - 1 else n - per_day * (days - 1)
         ts = sorted(rng.randrange(day_len) for _ in range(count))

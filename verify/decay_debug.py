@@ -133,7 +133,11 @@ class CheckedQDigest(_Checked):
             self.inner.insert(x, weight)
         except Exception as err:
             bits, total = self.inner.universe_bits, self.inner.total
-            self._refused(op, err, lambda: (check_value(x, bits), check_total(total, check_weight(weight))), before)
+            def spec() -> None:
+                check_value(x, bits)
+                check_total(total, check_weight(weight))
+
+            self._refused(op, err, spec, before)
             raise
         if self.truth is not None and weight:
             self.truth[x] = self.truth.get(x, 0) + weight
@@ -277,7 +281,7 @@ class CheckedWindowStructure(_Checked):
         op = self._begin("insert", *args, *kwargs.values())
         names = ("timestamp", "weight") if self.algorithm == "window_count" else ("value", "timestamp", "weight")
         bound: dict[str, Any] = {"value": 0, "weight": 1, **dict(zip(names, args)), **kwargs}
-        value, ts, w = bound["value"], bound.get("timestamp"), bound["weight"]
+        value, ts, w = bound["value"], bound.get("timestamp", -1), bound["weight"]
         before = self.inner.snapshot()
         try:
             self.inner.insert(*args, **kwargs)

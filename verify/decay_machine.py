@@ -118,14 +118,18 @@ class SketchMachine(RuleBasedStateMachine):
     def merge_incompatible(self, other_eps: float) -> None:
         assert self.d is not None
         other = self._new(self.bits % 8 + 1, other_eps)
-        _expect_refusal(lambda: self.d.merge(other))  # type: ignore[union-attr]
+        d = self.d
+        _expect_refusal(lambda: d.merge(other))
         self._step()
 
     @rule(data=st.data())
     def bad_insert(self, data: st.DataObject) -> None:
         assert self.d is not None
-        bad = data.draw(st.sampled_from([(-1, 1), (1 << self.bits, 1), (0, -1), ("x", 1), (0, 1.5), (True, 1), (0, 2**62)]))
-        _expect_refusal(lambda: self.d.insert(*bad))  # type: ignore[union-attr]
+        bad: tuple[Any, Any] = data.draw(
+            st.sampled_from([(-1, 1), (1 << self.bits, 1), (0, -1), ("x", 1), (0, 1.5), (True, 1), (0, 2**62)])
+        )
+        d = self.d
+        _expect_refusal(lambda: d.insert(*bad))
         self._step()
 
     @rule(eps=_BAD_EPS)

@@ -202,7 +202,7 @@ def check_qdigest(
     )
     check_soundness(ck, nodes, bits, profile)
     err_bound = eps * total
-    worst = 0
+    worst = 0.0
     for q in rank_error_points(nodes, bits, profile):
         est = prefix[bisect.bisect_left(his, q)]
         true = profile.rank_lt(q)

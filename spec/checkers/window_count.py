@@ -69,7 +69,7 @@ def check_time_level(
     compressed: bool,
     pending: int,
     times: RankProfile | None,
-) -> int:
+) -> float:
     """Invariants of one time-wise level (shared with the range ladder). Returns the largest level error seen."""
     check_nodes_wellformed(ck, nodes, bits)
     check_node_cap(ck, nodes, bits, Fraction(gamma), f"level {level}, fixed γ = {gamma}")
@@ -106,7 +106,7 @@ def check_time_level(
     for i in range(len(lo_keys) - 1, -1, -1):
         suffix[i] = suffix[i + 1] + counts_by_lo[lo_keys[i]]
     points = {tau} | {lo - 1 for lo in los} | {t for t in times.values if t >= tau} | {t - 1 for t in times.values if t > tau}
-    worst = 0
+    worst = 0.0
     for p in sorted(p for p in points if p >= tau):
         est = suffix[bisect.bisect_right(lo_keys, p)]
         true = times.total - times.rank_le(p)

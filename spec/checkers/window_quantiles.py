@@ -272,15 +272,15 @@ def check_window_quantiles(
             if d:
                 worst_rank = max(worst_rank, (true - est) / (eps * d))
         for phi in phis:
-            v = quantile_violation(truth, quantile_from(dhat, ranges, phi), phi, eps)
-            _hard_or_soft(ck, guaranteed, v is None, "quantile",
+            problem = quantile_violation(truth, quantile_from(dhat, ranges, phi), phi, eps)
+            _hard_or_soft(ck, guaranteed, problem is None, "quantile",
                           "rank_lt(q) <= (φ+ε)·D_w and rank_le(q) >= (φ-ε)·D_w (Definition 4, two-sided)",
-                          f"w = {w}, φ = {phi}: {v}")
+                          f"w = {w}, φ = {phi}: {problem}")
             if phi > 0:
-                v = heavy_hitters_violation(truth, heavy_from(dhat, ranges, phi), phi, eps)
-                _hard_or_soft(ck, guaranteed, v is None, "heavy hitters",
+                problem = heavy_hitters_violation(truth, heavy_from(dhat, ranges, phi), phi, eps)
+                _hard_or_soft(ck, guaranteed, problem is None, "heavy hitters",
                               "HH ⊇ {p: f_p >= (φ+ε)D_w} and HH ⊆ {p: f_p >= (φ-ε)D_w} (Definition 4)",
-                              f"w = {w}, φ = {phi}: {v}")
+                              f"w = {w}, φ = {phi}: {problem}")
     ck.report.measure("window_quantiles rank error / (ε·D_w)", worst_rank, 1.0)
     ck.report.measure("window_quantiles count error / (ε/2·D_w)", worst_count, 1.0)
     worst_decay = 0.0
@@ -301,13 +301,13 @@ def check_window_quantiles(
             if d_f > 0:
                 worst_decay = max(worst_decay, (true - est) / (eps * d_f))
         for phi in phis:
-            v = quantile_violation(truth, quantile_from(dhat_f, ranges_f, phi), phi, eps)
-            _hard_or_soft(ck, guaranteed, v is None, "decayed quantile", "two-sided test with the decayed count",
-                          f"{decay.name}, φ = {phi}: {v}")
+            problem = quantile_violation(truth, quantile_from(dhat_f, ranges_f, phi), phi, eps)
+            _hard_or_soft(ck, guaranteed, problem is None, "decayed quantile", "two-sided test with the decayed count",
+                          f"{decay.name}, φ = {phi}: {problem}")
             if phi > 0:
-                v = heavy_hitters_violation(truth, heavy_from(dhat_f, ranges_f, phi), phi, eps)
-                _hard_or_soft(ck, guaranteed, v is None, "decayed heavy hitters",
-                              "Definition 4 with the decayed count", f"{decay.name}, φ = {phi}: {v}")
+                problem = heavy_hitters_violation(truth, heavy_from(dhat_f, ranges_f, phi), phi, eps)
+                _hard_or_soft(ck, guaranteed, problem is None, "decayed heavy hitters",
+                              "Definition 4 with the decayed count", f"{decay.name}, φ = {phi}: {problem}")
     if decays:
         ck.report.measure("window_quantiles decayed rank error / (ε·D)", worst_decay, 1.0)
     return ck.report
