@@ -198,7 +198,7 @@ class OutOfOrderMachine(RuleBasedStateMachine):
     @initialize(data=st.data())
     def setup(self, data: st.DataObject) -> None:
         a = self.algorithm_id
-        self.tbits = data.draw(st.integers(3, 9), label="time_bits")
+        self.tbits = data.draw(st.integers(3, 11), label="time_bits")
         self.vbits = data.draw(st.integers(1, 5), label="value_bits")
         params: dict[str, Any] = {"time_bits": self.tbits}
         if a == "value_division":
@@ -252,7 +252,7 @@ class OutOfOrderMachine(RuleBasedStateMachine):
         self.s.replay([Arrival(v, ts, self.s.now) for v in values])
         self._step()
 
-    @rule(kind=st.sampled_from(sorted(GENERATORS)), n=st.integers(10, 150), seed=st.integers(0, 2**16))
+    @rule(kind=st.sampled_from(sorted(GENERATORS)), n=st.integers(10, 400), seed=st.integers(0, 2**16))
     def stream_chunk(self, kind: str, n: int, seed: int) -> None:
         """A chunk of a paper-like or adversarial stream, shifted to start at the current time."""
         assert self.s is not None
@@ -264,6 +264,14 @@ class OutOfOrderMachine(RuleBasedStateMachine):
             shifted.append(Arrival(a.value, a.timestamp, now, a.weight))
         self.s.replay(shifted)
         self._step()
+
+    @rule(kind=st.sampled_from(sorted(GENERATORS)), seed=st.integers(0, 2**16))
+    def fill(self, kind: str, seed: int) -> None:
+        """Three level budgets' worth of a stream at once, so that ladders whose lower levels have discarded
+        (the regime the error proofs are about) are reached within a few steps even with the provable α."""
+        assert self.s is not None
+        n = 3 * getattr(self.s, "alpha", 100)
+        self.stream_chunk(kind, min(n, 6000), seed)
 
     @rule(data=st.data())
     def insert_many(self, data: st.DataObject) -> None:
