@@ -42,7 +42,7 @@ def test_registry_entries_and_kinds() -> None:
     for aid in DECAY_IDS:
         info = registry.algorithm(aid)
         assert not info.takes_monoid and info.monoids == ("count",) and info.error
-        assert info.kind == ("sketch" if aid == "qdigest" else "out_of_order")
+        assert info.kind == ("sketch" if aid == "qdigest" else "time_decayed")
         assert info.class_name == CLASSES[aid]
         for impl in ("reference", "optimized"):
             s = registry.create(aid, None, impl, check=False)

@@ -38,4 +38,4 @@ __all__ = [
 
 # State machines of non-FIFO kinds register themselves on import (one line per kind):
 
-from . import decay_machine  # noqa: E402,F401  (kinds sketch and out_of_order: paper 004)
+from . import decay_machine  # noqa: E402,F401  (kinds sketch and time_decayed: paper 004)

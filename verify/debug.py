@@ -34,7 +34,7 @@ import math
 import os
 import reprlib
 from collections import deque
-from typing import Any, Callable, Iterable, Sequence, cast
+from typing import Any, Callable, Iterable, Sequence
 
 from swagkit.spec.adt import FifoSwag
 from swagkit.spec.budgets import BUDGETS, Budget, BudgetMeter, stored_aggregates
@@ -45,7 +45,7 @@ from swagkit.spec.monoid import Monoid
 from . import registry
 from .errors import BudgetExceededAt, InvariantViolationAt, ModelMismatchAt
 
-__all__ = ["ENV_VAR", "check_enabled", "checked", "CheckedAggregator", "record_bulk", "outputs_close", "same_output", "register_checked_kind"]
+__all__ = ["ENV_VAR", "check_enabled", "checked", "CheckedAggregator", "record_bulk", "outputs_close", "same_output"]
 
 #: Environment variable that turns debug mode on for aggregators built by :func:`registry.create`.
 ENV_VAR = "SWAGKIT_CHECK"
@@ -425,25 +425,6 @@ def checked(
     """
     if isinstance(aggregator, CheckedAggregator):
         return aggregator
-    wrapper = _KIND_WRAPPERS.get(_kind_of(aggregator, algorithm))
-    if wrapper is not None:  # a structure of another ADT (e.g. paper 004's sketches): its own checked wrapper
-        return cast(CheckedAggregator, wrapper(aggregator, algorithm))
     return CheckedAggregator(
         aggregator, monoid=monoid, algorithm=algorithm, checker=checker, budget=budget, seed=seed
     )
-
-
-# Checked wrappers of non-FIFO kinds (registered by their modules, e.g. ``decay_debug`` for kinds ``sketch`` and
-# ``out_of_order``): ``checked()`` and ``registry.create(check=True)`` dispatch on the algorithm's kind.
-_KIND_WRAPPERS: dict[str, Callable[[Any, str | None], Any]] = {}
-
-
-def register_checked_kind(kind: str, wrapper: Callable[[Any, str | None], Any]) -> None:
-    """Make ``checked(x)`` return ``wrapper(x, algorithm)`` for structures of registry kind ``kind``."""
-    _KIND_WRAPPERS[kind] = wrapper
-
-
-def _kind_of(aggregator: Any, algorithm: str | None) -> str:
-    algo = algorithm if algorithm is not None else getattr(aggregator, "algorithm", None)
-    info = registry.ALGORITHMS.get(algo) if isinstance(algo, str) else None
-    return info.kind if info is not None else "fifo"

@@ -1,7 +1,7 @@
 """Debug mode for the time-decayed structures of paper 004: check after every operation.
 
 :func:`checked_decay` wraps a :class:`~swagkit.reference.qdigest.QDigest` (kind ``sketch``) or a sliding-window /
-value-division structure (kind ``out_of_order``) -- reference, optimized, or your own with the same API and
+value-division structure (kind ``time_decayed``) -- reference, optimized, or your own with the same API and
 ``snapshot()``. The wrapper keeps the exact oracle (:class:`~swagkit.spec.decay_oracle.ExactStream`, or the value
 multiset for a q-digest) in step and after every operation
 
@@ -45,13 +45,13 @@ from swagkit.spec.decay_oracle import ExactStream, RankProfile, heavy_hitters_vi
 from swagkit.spec.decay_snapshots import QDigestState, node_range
 from swagkit.spec.errors import InvariantViolation, SwagkitError
 
-from .debug import register_checked_kind
+from .debug import register_checked
 from .errors import InvariantViolationAt, ModelMismatchAt
 
 __all__ = ["CheckedQDigest", "CheckedWindowStructure", "checked_decay", "DECAY_KINDS"]
 
 #: registry kinds handled here
-DECAY_KINDS = ("sketch", "out_of_order")
+DECAY_KINDS = ("sketch", "time_decayed")
 
 _repr = reprlib.Repr()
 _repr.maxother = 40
@@ -465,9 +465,10 @@ def checked_decay(aggregator: Any, *, algorithm: str | None = None, seed: Iterab
     raise ValueError(f"checked_decay() does not know the structure {type(aggregator).__name__}")
 
 
-def _wrap_kind(aggregator: Any, algorithm: str | None) -> Any:
+def _wrap_kind(aggregator: Any, monoid: Any = None, algorithm: str | None = None) -> Any:
+    """The debug-mode hook of :func:`swagkit.verify.checked` (these structures take no monoid)."""
     return checked_decay(aggregator, algorithm=algorithm)
 
 
 for _kind in DECAY_KINDS:
-    register_checked_kind(_kind, _wrap_kind)
+    register_checked(_kind, _wrap_kind)

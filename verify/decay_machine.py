@@ -1,4 +1,4 @@
-"""Hypothesis state machines of paper 004's structures (registry kinds ``sketch`` and ``out_of_order``).
+"""Hypothesis state machines of paper 004's structures (registry kinds ``sketch`` and ``time_decayed``).
 
 Each machine drives a :func:`~swagkit.verify.decay_debug.checked_decay` structure, so after **every** step the
 structure's checker runs against the exact oracle (invariants, error and space bounds, cutoffs only rising) and
@@ -7,7 +7,7 @@ only chooses operations:
 
 * ``sketch`` (q-digest): parameters (universe 1-8 bits, ε), weighted inserts, bulk inserts, compress, merge with
   another digest (also with one of other parameters, which must be refused), rank / frequency / quantile;
-* ``out_of_order`` (window count, window quantiles, value division): parameters (time and value universes, ε or
+* ``time_decayed`` (window count, window quantiles, value division): parameters (time and value universes, ε or
   θ/β and the decay, often a small user-chosen level budget α so that ladders of several levels appear within a
   few steps, sometimes the provable default), clock advances, single and weighted inserts at any age, bursts on
   one timestamp, chunks of the paper-like and adversarial streams of :mod:`swagkit.spec.decay_streams`,
@@ -36,7 +36,7 @@ from . import registry
 from .decay_debug import CheckedQDigest, CheckedWindowStructure, checked_decay
 from .machine import DEFAULT_MAX_WINDOW, MachineStats, machine_settings, register_machine
 
-__all__ = ["run_sketch_machine", "run_out_of_order_machine", "make_sketch_machine", "make_out_of_order_machine"]
+__all__ = ["run_sketch_machine", "run_time_decayed_machine", "make_sketch_machine", "make_time_decayed_machine"]
 
 _EPS = st.sampled_from([0.05, 0.2, 0.5, 0.9])
 _BAD_EPS = st.sampled_from([0.0, 1.0, -0.1, 1.5, float("nan")])
@@ -181,7 +181,7 @@ def run_sketch_machine(
 # out-of-order windows and value division
 
 
-class OutOfOrderMachine(RuleBasedStateMachine):
+class TimeDecayedMachine(RuleBasedStateMachine):
     algorithm_id = "window_count"
     implementation = "reference"
     stats = MachineStats()
@@ -372,10 +372,10 @@ class OutOfOrderMachine(RuleBasedStateMachine):
             assert self.s.now == self.s.oracle.now
 
 
-def make_out_of_order_machine(algorithm_id: str, implementation: str) -> type[OutOfOrderMachine]:
+def make_time_decayed_machine(algorithm_id: str, implementation: str) -> type[TimeDecayedMachine]:
     registry.create(algorithm_id, None, implementation, check=False)  # fail fast
 
-    class Machine(OutOfOrderMachine):
+    class Machine(TimeDecayedMachine):
         pass
 
     name = "".join(p.title() for p in f"{algorithm_id}_{implementation}".split("_"))
@@ -385,7 +385,7 @@ def make_out_of_order_machine(algorithm_id: str, implementation: str) -> type[Ou
     return Machine
 
 
-def run_out_of_order_machine(
+def run_time_decayed_machine(
     algorithm_id: str,
     monoid_id: str,
     implementation: str = "reference",
@@ -396,7 +396,7 @@ def run_out_of_order_machine(
     max_window: int = DEFAULT_MAX_WINDOW,
 ) -> MachineStats:
     """Run the out-of-order machine (``monoid_id`` and ``max_window`` are not used)."""
-    machine = make_out_of_order_machine(algorithm_id, implementation)
+    machine = make_time_decayed_machine(algorithm_id, implementation)
     if seed is not None:
         machine = hypothesis.seed(seed)(machine)
     run_state_machine_as_test(machine, settings=machine_settings(max_examples, steps))
@@ -404,4 +404,4 @@ def run_out_of_order_machine(
 
 
 register_machine("sketch", run_sketch_machine)
-register_machine("out_of_order", run_out_of_order_machine)
+register_machine("time_decayed", run_time_decayed_machine)

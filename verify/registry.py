@@ -228,12 +228,12 @@ def _decayed(id: str, class_name: str, title: str, paper: str, kind: str, error:
 for _info in (
     _decayed("qdigest", "QDigest", "q-digest (mergeable quantile sketch)", "004 §3.1 box", "sketch",
              "r̂(q) <= r(q) <= r̂(q) + εN", "4·b/ε+1 ranges", universe_bits=10, eps=0.05),
-    _decayed("window_count", "SlidingWindowCount", "Out-of-order window count", "004 §3.1 (Thm 1)", "out_of_order",
+    _decayed("window_count", "SlidingWindowCount", "Out-of-order window count", "004 §3.1 (Thm 1)", "time_decayed",
              "|D̂_w - D_w| <= ε·D_w", "α per level, α = (8/ε+7)T+1", time_bits=12, eps=0.2),
     _decayed("window_quantiles", "SlidingWindowQuantiles", "Out-of-order window quantiles (defer merge)",
-             "004 §3.2-3.3, §4.1 (Thm 2, 3)", "out_of_order", "ranks ±ε·D_w (any decay: ±ε·D)",
+             "004 §3.2-3.3, §4.1 (Thm 2, 3)", "time_decayed", "ranks ±ε·D_w (any decay: ±ε·D)",
              "α·(8b/ε+1) per level, α = (16/ε+7)T+1", time_bits=10, value_bits=8, eps=0.5),
-    _decayed("value_division", "ValueDivision", "Value division (smooth decay)", "004 §4.2 (Thm 4)", "out_of_order",
+    _decayed("value_division", "ValueDivision", "Value division (smooth decay)", "004 §4.2 (Thm 4)", "time_decayed",
              "ranks ±(θ+β+θβ)·D", "2⌈ln(1/g(A))/ln(1+θ)⌉+1 digests", time_bits=12, value_bits=8,
              decay=_PolynomialDecay(1.0), theta=0.1, beta=0.1),
 ):
