@@ -26,6 +26,7 @@ from ._driver import register_fast_path, window_array
 from ._reactive_api import FlatFAT, ReactiveAggregator
 from ._slickdeque_api import SlickDequeInv, SlickDequeNonInv, SlickRange
 from ._flatfit_api import FlatFIT
+from ._fiba_api import FiBA, FiBALoop
 
 __all__ = ["Recalc", "TwoStacks", "TwoStacksLite", "DABA", "DABALite", "SlickDequeInv", "SlickDequeNonInv", "SlickRange", "FlatFAT", "ReactiveAggregator", "FlatFIT", "window_array", "COMPILED"]
 
@@ -60,3 +61,5 @@ else:
 
     COMPILED, (TwoStacks, TwoStacksLite, DABA, DABALite) = _load()
     del _load
+
+__all__ += ["FiBA", "FiBALoop"]

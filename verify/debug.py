@@ -46,6 +46,7 @@ from . import registry
 from .errors import BudgetExceededAt, InvariantViolationAt, ModelMismatchAt
 
 __all__ = ["ENV_VAR", "check_enabled", "checked", "CheckedAggregator", "record_bulk", "outputs_close", "same_output"]
+__all__ += ["CHECKED_KINDS", "register_checked_kind"]
 
 #: Environment variable that turns debug mode on for aggregators built by :func:`registry.create`.
 ENV_VAR = "SWAGKIT_CHECK"
@@ -61,6 +62,16 @@ _repr.maxstring = 40
 _repr.maxother = 40
 _repr.maxlist = 8
 _repr.maxtuple = 8
+
+
+#: Debug wrappers of algorithms whose ADT is not FIFO, by registry kind (``"out_of_order"``: FiBA); each module
+#: registers its wrapper factory ``(aggregator, *, monoid, algorithm, checker, seed) -> wrapper`` on import.
+CHECKED_KINDS: dict[str, Callable[..., Any]] = {}
+
+
+def register_checked_kind(kind: str, factory: Callable[..., Any]) -> None:
+    """Make :func:`checked` wrap aggregators of registry ``kind`` with ``factory``."""
+    CHECKED_KINDS[kind] = factory
 
 
 def check_enabled() -> bool:
@@ -415,7 +426,8 @@ def checked(
 
     ``monoid``/``algorithm`` default to the aggregator's attributes of those names; ``checker`` and ``budget``
     default to the ones registered for the algorithm id. ``seed`` lists the input values a non-empty
-    aggregator holds, oldest first. An already checked aggregator is returned as is.
+    aggregator holds, oldest first. An already checked aggregator is returned as is. Algorithms of another
+    registry kind get that kind's wrapper (:data:`CHECKED_KINDS`; FiBA: :mod:`swagkit.verify.ooo_debug`).
 
     >>> from swagkit.reference import DABA
     >>> from swagkit.spec.library import string_concat
@@ -425,6 +437,12 @@ def checked(
     """
     if isinstance(aggregator, CheckedAggregator):
         return aggregator
+    algo = algorithm if algorithm is not None else getattr(aggregator, "algorithm", None)
+    info = registry.ALGORITHMS.get(algo) if isinstance(algo, str) else None
+    if info is not None and info.kind in CHECKED_KINDS:  # another ADT: its own wrapper (e.g. FiBA's)
+        return CHECKED_KINDS[info.kind](  # type: ignore[no-any-return]
+            aggregator, monoid=monoid, algorithm=algorithm, checker=checker, seed=seed
+        )
     return CheckedAggregator(
         aggregator, monoid=monoid, algorithm=algorithm, checker=checker, budget=budget, seed=seed
     )
