@@ -593,16 +593,17 @@ class FiBA:
             self.root = self.left_finger = self.right_finger = self._new_node(leaf=True)
         else:
             boundary = self._search_boundary(time)
-            top = self._evict_pass_up(boundary, time)
+            top = self._evict_pass_up(boundary)
             self._evict_repair(top)
         self._broken = False
         return n - len(self)
 
-    def _search_boundary(self, t: Any) -> list[tuple[Node, Node | None, Node | None, int]]:
+    def _search_boundary(self, t: Any) -> list[tuple[Node, Node | None, Node | None, int, int]]:
         """Step 1, ``searchBoundary``: climb from the nearer finger to the top of the boundary (the lowest spine
         node whose subtree straddles ``t``), then descend to a leaf or an exact match, keeping at each level the
         node, its right ``neighbor`` on that level and their least common ``ancestor`` with the index of the
-        separator between them in it -- so every rebalancing step of the pass up is O(1). O(log m)."""
+        separator between them in it -- so every rebalancing step of the pass up is O(1) -- and how many of the
+        node's entries are ≤ t (so the pass up compares no timestamps). Reads only. O(log m)."""
         root = self.root
         node = self._search_start(t)
         if node is root:
@@ -615,12 +616,13 @@ class FiBA:
             j = ancestor.child_index(node)
             neighbor = ancestor.children[j + 1] if j + 1 < len(ancestor.children) else None
             a = j
-        boundary = [(node, neighbor, ancestor, a)]
-        while node.children is not None:
+        boundary = []
+        while True:
             self.touched_count += 1
             i, found = self._local_search(node, t)
-            if found:
-                break  # an exact match ends the boundary at an internal node
+            boundary.append((node, neighbor, ancestor, a, i + 1 if found else i))
+            if found or node.children is None:
+                return boundary  # an exact match ends the boundary at an internal node
             if i == len(node.times):  # t is right of every entry: follow the last child
                 if neighbor is not None:
                     assert neighbor.children is not None
@@ -628,10 +630,8 @@ class FiBA:
             else:
                 ancestor, neighbor, a = node, node.children[i + 1], i
             node = node.children[i]
-            boundary.append((node, neighbor, ancestor, a))
-        return boundary
 
-    def _evict_pass_up(self, boundary: list[tuple[Node, Node | None, Node | None, int]], t: Any) -> Node:
+    def _evict_pass_up(self, boundary: list[tuple[Node, Node | None, Node | None, int, int]]) -> Node:
         """Step 2, the eviction loop up the boundary (leaf level first). At each level: evict the node's entries
         ≤ t (and the children left of them), then repair underflow with the neighbor -- a batch move when the
         neighbor's surplus covers the deficit, else a merge (with a sibling, or a non-sibling merge that skips
@@ -641,12 +641,14 @@ class FiBA:
         mu = self.min_arity
         top: Node | None = None
         skip_up_to: Node | None = None
-        for level, (node, neighbor, ancestor, a) in enumerate(reversed(boundary)):
+        for level, (node, neighbor, ancestor, a, k) in enumerate(reversed(boundary)):
             if neighbor is not None and level > 0:
                 self._recompute_if_up(neighbor)  # its child 0 may have changed one level below
             if skip_up_to is None or skip_up_to is node:
+                if skip_up_to is node:
+                    k = 0  # the non-sibling merge below already dropped its entries ≤ t (and e_a)
                 skip_up_to = None
-                self._local_evict_up_to(node, t)
+                self._local_evict_front(node, k)
                 self._recompute_if_up(node)
                 if neighbor is None:  # node is the root or on the right spine: everything above goes
                     old_root = self.root
@@ -681,12 +683,10 @@ class FiBA:
         assert top is not None
         return top
 
-    def _local_evict_up_to(self, node: Node, t: Any) -> None:
-        """``localEvictUpTo``: drop the entries ≤ t and the children left of them (onto the free list); the
-        straddling child, or the one right of an exact match, becomes child 0."""
+    def _local_evict_front(self, node: Node, k: int) -> None:
+        """``localEvictUpTo``: drop the node's first ``k`` entries (those ≤ t) and the children left of them
+        (onto the free list); the straddling child, or the one right of an exact match, becomes child 0."""
         self.touched_count += 1
-        i, found = self._local_search(node, t)
-        k = i + 1 if found else i
         if k:
             del node.times[:k]
             del node.values[:k]
