@@ -385,22 +385,50 @@ Finger B-tree aggregator (id ``fiba``; paper 003 with FiBA 2019), compiled: out-
         """Insert ``(time, value)`` pairs in non-decreasing time order (003 §5, Theorem 3: amortized
         O(log d + m(1 + log(d/m))) ⊗); equal times fold earlier ⊗ later, exactly like consecutive inserts.
         Unordered pairs raise ``UnorderedBulkError`` and a bad value the monoid's error, changing nothing."""
-        cdef Slot v
-        cdef Py_ssize_t i
-        items = [(t, x) for t, x in pairs]
-        times = [t for t, _ in items]
-        check_bulk_order(times)
-        if self.kind != K_GENERIC:
-            for _, x in items:
-                to_slot(self.kind, x, &v)
-            lifted = [x for _, x in items]
-        else:
-            lift = self._lift
-            lifted = [lift(x) for _, x in items]
-        self._usable()
-        if not items:
-            return
-        bulk_insert_core(self, times, lifted)
+        cdef Py_ssize_t n, i
+        cdef PyObject** pt = NULL
+        cdef PyObject** px = NULL
+        cdef Slot* kv = NULL
+        cdef list keep = []  # keeps alive what the C arrays borrow (unpacked items, lifted values)
+        items = pairs if type(pairs) is list else list(pairs)
+        n = len(items)
+        pt = <PyObject**>malloc((n + 1) * sizeof(PyObject*))
+        px = <PyObject**>malloc((n + 1) * sizeof(PyObject*))
+        kv = <Slot*>malloc((n + 1) * sizeof(Slot))
+        if pt == NULL or px == NULL or kv == NULL:
+            free(pt); free(px); free(kv)
+            raise MemoryError()
+        try:
+            for i in range(n):  # unpack every pair first, like the reference's [(t, v) for t, v in pairs]
+                it = items[i]
+                if type(it) is tuple and len(<tuple>it) == 2:
+                    t = (<tuple>it)[0]
+                    x = (<tuple>it)[1]
+                else:
+                    t, x = it
+                    keep.append(t)
+                    keep.append(x)
+                pt[i] = <PyObject*>t
+                px[i] = <PyObject*>x
+            if not bulk_order_ok(pt, n):  # NaN, incomparable or decreasing: the reference's exact error
+                check_bulk_order([<object>pt[i] for i in range(n)])
+            if self.kind != K_GENERIC:
+                for i in range(n):
+                    to_slot(self.kind, <object>px[i], &kv[i])
+            else:
+                lift = self._lift
+                for i in range(n):
+                    y = lift(<object>px[i])
+                    keep.append(y)
+                    kv[i].o = <PyObject*>y
+            self._usable()
+            if n == 0:
+                return
+            bulk_insert_core(self, pt, kv, n, keep)
+        finally:
+            free(pt)
+            free(px)
+            free(kv)
 
     def range_query(self, t_from: Any, t_to: Any) -> Any:
         """The fold of the values with ``t_from ≤ time ≤ t_to`` in time order, lowered (inclusive; the identity
@@ -1375,15 +1403,47 @@ cdef int evict_repair(FiBA o, Node* top) except -1:
 
 # ================================================================================================ bulk insert
 
-cdef int bulk_insert_core(FiBA o, list times, list lifted) except -1:
-    """003 §5: fold duplicates, Step 1 (multisearch), combine matches, Step 2 (levels), Step 3 (pass down)."""
-    cdef Py_ssize_t m_raw = len(times), m, i, j, s, lv, nmatch = 0, ndirty_total
+cdef bint bulk_order_ok(PyObject** pt, Py_ssize_t n) except -1:
+    """Whether the times are valid (not NaN) and non-decreasing; in C for exact ints and floats."""
+    cdef Py_ssize_t i
+    cdef double a, b
+    cdef long long x, y
+    cdef int ox = 0, oy = 0
+    for i in range(n):
+        t = <object>pt[i]
+        if PyFloat_CheckExact(t):
+            if PyFloat_AS_DOUBLE(t) != PyFloat_AS_DOUBLE(t):
+                return False
+        elif not PyLong_CheckExact(t):
+            check_time(t)
+        if i == 0:
+            continue
+        prev = <object>pt[i - 1]
+        if PyFloat_CheckExact(t) and PyFloat_CheckExact(prev):
+            if PyFloat_AS_DOUBLE(t) < PyFloat_AS_DOUBLE(prev):
+                return False
+            continue
+        if PyLong_CheckExact(t) and PyLong_CheckExact(prev):
+            x = PyLong_AsLongLongAndOverflow(t, &ox)
+            y = PyLong_AsLongLongAndOverflow(prev, &oy)
+            if ox == 0 and oy == 0:
+                if x < y:
+                    return False
+                continue
+        if PyObject_RichCompareBool(t, prev, Py_LT):
+            return False
+    return True
+
+
+cdef int bulk_insert_core(FiBA o, PyObject** pt, Slot* kv, Py_ssize_t m_raw, list keep) except -1:
+    """003 §5: fold duplicates, Step 1 (multisearch), combine matches, Step 2 (levels), Step 3 (pass down).
+    ``pt``/``kv``: the bulk's times (borrowed objects) and checked values (typed, or borrowed objects)."""
+    cdef Py_ssize_t m, i, j, s, lv, nmatch = 0
     cdef Slot* kt = NULL
-    cdef Slot* kv = NULL
     cdef int tk, want
     cdef EventBuf cur, nxt, mg
     cdef Event ev
-    cdef Event* me = NULL          # matches: target, slot (index), seq; level in child field slot... see below
+    cdef Event* me = NULL
     cdef int* mlevel = NULL
     cdef Tops tops
     cdef int top_dirty = -1, level
@@ -1393,53 +1453,43 @@ cdef int bulk_insert_core(FiBA o, list times, list lifted) except -1:
     cur.e = NULL; cur.n = 0; cur.cap = 0
     nxt.e = NULL; nxt.n = 0; nxt.cap = 0
     mg.e = NULL; mg.n = 0; mg.cap = 0
-    # fold duplicates earlier ⊗ later (counted like the reference); keys stay Python objects here
-    cdef list keys = []
-    cdef list vals = []
-    cdef Py_ssize_t last
-    for i in range(m_raw):
-        t = times[i]
-        x = lifted[i]
-        last = len(keys) - 1  # (no negative indexing: the extension is compiled with wraparound=False)
-        if last >= 0 and keys[last] == t:
-            if o.kind != K_GENERIC:
-                vals[last] = fold_typed2(o, vals[last], x)
-            else:
-                o.ccount += 1
-                vals[last] = o._combine(vals[last], x)
-        else:
-            keys.append(t)
-            vals.append(x)
-    m = len(keys)
-    # the time representation for all keys
+    # the time representation for all keys (a switch to objects is invisible)
     if tree_size(o) == 0 and o.root.leaf and o.root.n == 0:
-        want = time_kind_of(keys[0])
-        for i in range(1, m):
-            if time_kind_of(keys[i]) != want:
+        want = time_kind_of(<object>pt[0])
+        for i in range(1, m_raw):
+            if time_kind_of(<object>pt[i]) != want:
                 want = T_OBJ
                 break
         o.tkind = want
         o.root.tobj = want == T_OBJ
     elif o.tkind != T_OBJ:
-        for i in range(m):
-            if time_kind_of(keys[i]) != o.tkind:
+        for i in range(m_raw):
+            if time_kind_of(<object>pt[i]) != o.tkind:
                 convert_to_obj(o)
                 break
     tk = o.tkind
-    kt = <Slot*>malloc(m * sizeof(Slot))
-    kv = <Slot*>malloc(m * sizeof(Slot))
-    me = <Event*>malloc(m * sizeof(Event))
-    mlevel = <int*>malloc(m * sizeof(int))
-    if kt == NULL or kv == NULL or me == NULL or mlevel == NULL:
-        free(kt); free(kv); free(me); free(mlevel)
+    kt = <Slot*>malloc(m_raw * sizeof(Slot))
+    me = <Event*>malloc(m_raw * sizeof(Event))
+    mlevel = <int*>malloc(m_raw * sizeof(int))
+    if kt == NULL or me == NULL or mlevel == NULL:
+        free(kt); free(me); free(mlevel)
         raise MemoryError()
     try:
-        for i in range(m):
-            key_slot(tk, keys[i], &kt[i])
-            if o.kind != K_GENERIC:
-                to_slot(o.kind, vals[i], &kv[i])
+        # fold duplicates earlier ⊗ later (counted like the reference), compacting the arrays
+        m = 0
+        for i in range(m_raw):
+            key_slot(tk, <object>pt[i], &kt[m])
+            if m > 0 and t_eq(tk, kt[m - 1], kt[m]):
+                o.ccount += 1
+                if o.kind != K_GENERIC:
+                    kv[m - 1] = tcomb(o.kind, kv[m - 1], kv[i])
+                else:
+                    y = o._combine(<object>kv[m - 1].o, <object>kv[i].o)
+                    keep.append(y)
+                    kv[m - 1].o = <PyObject*>y
             else:
-                kv[i].o = <PyObject*>vals[i]   # borrowed (``vals`` lives until the end)
+                kv[m] = kv[i]
+                m += 1
         multisearch(o, kt, kv, m, &cur, me, mlevel, &nmatch)
         o.broken = True
         # existing timestamps: combine in place; recompute at their level
@@ -1493,18 +1543,10 @@ cdef int bulk_insert_core(FiBA o, list times, list lifted) except -1:
         pass_down(o, &tops)
         o.broken = False
     finally:
-        free(kt); free(kv); free(me); free(mlevel)
+        free(kt); free(me); free(mlevel)
         free(cur.e); free(nxt.e); free(mg.e)
         free(dcount); free(dstart); free(dirty)
     return 0
-
-
-cdef object fold_typed2(FiBA o, object a, object b):
-    cdef Slot x, y
-    to_slot(o.kind, a, &x)
-    to_slot(o.kind, b, &y)
-    o.ccount += 1
-    return box(o.kind, tcomb(o.kind, x, y))
 
 
 cdef int combine_in_place(FiBA o, Node* x, int i, Slot v, object vobj) except -1:
