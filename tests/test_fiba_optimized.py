@@ -189,3 +189,27 @@ def test_slide_typed_driver_matches_reference(monoid: Any) -> None:
     assert list(got) == list(want)
     assert (r.combine_count, r.touched_count) == (o.combine_count, o.touched_count)
     assert r.snapshot() == o.snapshot()
+
+
+# ---------------------------------------------------------------------------------------------- Spark stage
+
+
+def test_spark_differential_runner_for_fiba(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Spark stage's out-of-order runner (run locally: the same function Spark workers call) is
+    deterministic, passes, and reports the first step where a wrong optimized class differs."""
+    from swagkit.verify.spark import DiffTask, differential_algorithms, run_task
+
+    assert "fiba" in differential_algorithms() and "fiba_mu2" not in differential_algorithms()
+    assert differential_algorithms(["fiba_mu8"])[-1] == "fiba_mu8"
+    task = DiffTask("fiba", "string_concat", seed=4, steps=800)
+    first, second = run_task(task), run_task(task)
+    assert first == second and first.ok and first.operations == 200 and first.combines > 200
+
+    class OffByOne(opt.FiBA):  # type: ignore[misc, valid-type]
+        def range_query(self, t_from: Any, t_to: Any) -> Any:
+            answer = super().range_query(t_from, t_to)
+            return answer + "!" if len(self) % 5 == 2 else answer
+
+    monkeypatch.setattr(opt, "FiBA", OffByOne)
+    result = run_task(DiffTask("fiba", "string_concat", seed=4, steps=2000))
+    assert not result.ok and "range_query" in result.detail and result.step >= 0
