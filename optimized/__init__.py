@@ -13,6 +13,8 @@ identical, so float results are bit-identical), plus ``COMPILED``:
   Two-Stacks uses two growable arrays (it is amortized anyway).
 * ``window_array`` returns an ``array.array`` for typed kinds (a list otherwise); ``Recalc`` is the reference
   one (O(n) per query, not worth compiling).
+* ``FiBA``/``FiBALoop`` (paper 003, out-of-order, ``_fiba``): typed values and int64/float64/object timestamps;
+  ``combine_count`` and ``touched_count`` equal the reference's (``_fiba_api``).
 """
 
 from __future__ import annotations

@@ -1037,15 +1037,27 @@ cdef int split(FiBA o, Node* left) except -1:
 
 # ================================================================================================ evict
 
+cdef inline void shift_left(Slot* a, int n) noexcept nogil:
+    """``a[0:n-1] = a[1:n]`` (nodes hold at most 2μ entries: a plain loop beats a memmove call)."""
+    cdef int i
+    for i in range(n - 1):
+        a[i] = a[i + 1]
+
+
 cdef int evict_core(FiBA o) except -1:
     cdef Node* leaf = o.lf
     cdef Node* top
     cdef bint hl, hr
     cdef int climbed = 0
     release_entry(o, leaf, 0)
-    memmove(&leaf.times[0], &leaf.times[1], (leaf.n - 1) * sizeof(Slot))
-    memmove(&leaf.values[0], &leaf.values[1], (leaf.n - 1) * sizeof(Slot))
+    shift_left(leaf.times, leaf.n)
+    shift_left(leaf.values, leaf.n)
     leaf.n -= 1
+    if leaf.parent != NULL and leaf.n + 1 >= o.min_arity:
+        # no underflow: the reference's rebalance does nothing and its repair recomputes this left-spine leaf
+        # only (the climb stops at it, the pass down starts below it): the same ⊗ and visits, fewer calls
+        recompute(o, leaf)
+        return 0
     hl = leaf.left_spine
     hr = leaf.right_spine
     top = rebalance_after_evict(o, leaf, &hl, &hr, &climbed)

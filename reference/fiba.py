@@ -29,8 +29,8 @@ evicted entries eagerly would cost O(m) and destroy bulk eviction's O(log m) (in
 reference to a subtree frees it recursively, and parent pointers make it cyclic garbage).
 
 Counters: ``combine_count`` (⊗ calls, identity operands included, in the order below) and ``touched_count``
-(node visits: every node a search inspects, every aggregate recomputation and every node allocation), the
-machine-independent work the paper's bounds speak about. A node's aggregate is recomputed as the fold of its
+(node visits: every node a search or a structural pass inspects, every aggregate recomputation and every node
+allocation), the machine-independent work the paper's bounds speak about. A node's aggregate is recomputed as the fold of its
 operands left to right (``k`` operands, ``k − 1`` ⊗); the one incremental shortcut is an in-order append to
 the right finger without a split (``Π↘ ⊗ v``), as the artifact's ``pushBackEntry``.
 """
