@@ -45,7 +45,17 @@ from swagkit.spec.monoid import Monoid
 from . import registry
 from .errors import BudgetExceededAt, InvariantViolationAt, ModelMismatchAt
 
-__all__ = ["ENV_VAR", "check_enabled", "checked", "CheckedAggregator", "record_bulk", "outputs_close", "same_output"]
+__all__ = [
+    "ENV_VAR",
+    "CHECKED_KINDS",
+    "register_checked",
+    "check_enabled",
+    "checked",
+    "CheckedAggregator",
+    "record_bulk",
+    "outputs_close",
+    "same_output",
+]
 
 #: Environment variable that turns debug mode on for aggregators built by :func:`registry.create`.
 ENV_VAR = "SWAGKIT_CHECK"
@@ -61,6 +71,16 @@ _repr.maxstring = 40
 _repr.maxother = 40
 _repr.maxlist = 8
 _repr.maxtuple = 8
+
+
+#: Debug-mode wrappers of the non-FIFO kinds (registry ``kind`` -> ``wrapper(aggregator, monoid=, algorithm=)``);
+#: each kind's module registers its own, and :func:`checked` dispatches on the algorithm's kind.
+CHECKED_KINDS: dict[str, Callable[..., Any]] = {}
+
+
+def register_checked(kind: str, wrapper: Callable[..., Any]) -> None:
+    """Make ``wrapper`` the debug mode of algorithms registered with ``kind``."""
+    CHECKED_KINDS[kind] = wrapper
 
 
 def check_enabled() -> bool:
@@ -410,12 +430,13 @@ def checked(
     checker: CheckerFn | None = None,
     budget: Budget | None = None,
     seed: Iterable[Any] | None = None,
-) -> CheckedAggregator:
+) -> Any:
     """Wrap ``aggregator`` so every operation is checked (model, invariants, budget, space).
 
     ``monoid``/``algorithm`` default to the aggregator's attributes of those names; ``checker`` and ``budget``
     default to the ones registered for the algorithm id. ``seed`` lists the input values a non-empty
-    aggregator holds, oldest first. An already checked aggregator is returned as is.
+    aggregator holds, oldest first. An already checked aggregator is returned as is. An algorithm of another
+    kind than ``fifo`` (FlatFAT's ``tree`` …) gets its kind's wrapper from :data:`CHECKED_KINDS`.
 
     >>> from swagkit.reference import DABA
     >>> from swagkit.spec.library import string_concat
@@ -425,6 +446,13 @@ def checked(
     """
     if isinstance(aggregator, CheckedAggregator):
         return aggregator
+    algo = algorithm if algorithm is not None else getattr(aggregator, "algorithm", None)
+    info = registry.ALGORITHMS.get(algo) if isinstance(algo, str) else None
+    if info is not None and info.kind != "fifo":
+        wrapper = CHECKED_KINDS.get(info.kind)
+        if wrapper is None:
+            raise registry.RegistryError(f"no debug mode for {info.kind!r} algorithms (known: {', '.join(CHECKED_KINDS)})")
+        return wrapper(aggregator, monoid=monoid, algorithm=algo)
     return CheckedAggregator(
         aggregator, monoid=monoid, algorithm=algorithm, checker=checker, budget=budget, seed=seed
     )
