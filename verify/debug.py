@@ -41,6 +41,7 @@ from swagkit.spec.budgets import BUDGETS, Budget, BudgetMeter, stored_aggregates
 from swagkit.spec.checkers import CHECKERS
 from swagkit.spec.errors import BudgetExceeded, EmptyWindowError, InvariantViolation, ModelMismatch
 from swagkit.spec.monoid import Monoid
+from swagkit.spec.nonfifo import Handle, InvalidHandleError, OrderedMultisetWindow
 
 from . import registry
 from .errors import BudgetExceededAt, InvariantViolationAt, ModelMismatchAt
@@ -52,7 +53,9 @@ __all__ = [
     "check_enabled",
     "checked",
     "CheckedAggregator",
+    "CheckedNonFifoAggregator",
     "record_bulk",
+    "record_batch",
     "outputs_close",
     "same_output",
 ]
@@ -111,6 +114,33 @@ def record_bulk(meter: BudgetMeter, operation: str, n_before: int, count: int, u
     meter.update_combines += used
     n_after = n_before + step * count
     amortized = b.avg_insert * meter.inserts + b.avg_evict * meter.evicts + b.slack(max(n_after, n_before))
+    amortized += (b.avg_query or 0.0) * meter.queries
+    if meter.update_combines > amortized:
+        raise BudgetExceeded(
+            b.algorithm,
+            f"amortized insert/evict after {meter.inserts} inserts and {meter.evicts} evicts",
+            meter.update_combines,
+            amortized,
+            b.source + " (average/amortized bound)",
+        )
+
+
+def record_batch(meter: BudgetMeter, n_before: int, kinds: Sequence[str], used: int) -> None:
+    """Check one batch of mixed ``"insert"``/``"evict"`` events (``kinds``, in order) that used ``used``
+    combines in total: at most the sum of the single events' bounds along the way, and the amortized potential
+    inequality once at the end (as :func:`record_bulk`)."""
+    b = meter.budget
+    allowed = 0.0
+    n = n_before
+    for kind in kinds:
+        allowed += b.bound(kind, n)
+        n += 1 if kind == "insert" else -1
+    if used > allowed:
+        raise BudgetExceeded(b.algorithm, f"batch of {len(kinds)} events (n={n_before})", used, allowed, b.source)
+    meter.inserts += sum(1 for k in kinds if k == "insert")
+    meter.evicts += sum(1 for k in kinds if k != "insert")
+    meter.update_combines += used
+    amortized = b.avg_insert * meter.inserts + b.avg_evict * meter.evicts + b.slack(max(n, n_before))
     amortized += (b.avg_query or 0.0) * meter.queries
     if meter.update_combines > amortized:
         raise BudgetExceeded(
@@ -199,7 +229,7 @@ class CheckedAggregator:
         has_count = isinstance(getattr(aggregator, "combine_count", None), int)
         self._meter: BudgetMeter | None = BudgetMeter(budget) if budget is not None and has_count else None
         self._space = self._meter is not None and self._has_snapshot and self._knows_space()
-        self.model: FifoSwag[Any, Any, Any] = FifoSwag(m)
+        self.model: FifoSwag[Any, Any, Any] | OrderedMultisetWindow[Any, Any, Any] = self._new_model(m)
         self.operations = 0
         self._recent: deque[str] = deque(maxlen=history)
         values = list(seed) if seed is not None else []
@@ -213,6 +243,10 @@ class CheckedAggregator:
             # Seeded elements arrived by inserts we did not see; credit them so amortized bounds stay fair.
             self._meter.inserts = len(values)
         self._verify_state("checked()")
+
+    def _new_model(self, monoid: Monoid[Any, Any, Any]) -> Any:
+        """The executable ADT model: the FIFO SWAG of 000 §2.1."""
+        return FifoSwag(monoid)
 
     def _knows_space(self) -> bool:
         try:
@@ -422,6 +456,173 @@ class CheckedAggregator:
         return f"checked({self.inner!r})"
 
 
+class CheckedNonFifoAggregator(CheckedAggregator):
+    """Debug mode of an aggregator that also evicts *any* live element (the Reactive Aggregator, 002 §2.2): the
+    model is :class:`~swagkit.spec.nonfifo.OrderedMultisetWindow` (live elements in arrival order), and the
+    handle operations ``insert_with_handle``, ``insert_many_with_handles``, ``remove``, ``remove_many``,
+    ``batch`` and ``handles`` are checked like the FIFO ones: same handles as the model, the invariants against
+    the model's window, removals billed like evictions, and a dead handle must raise
+    :class:`~swagkit.spec.nonfifo.InvalidHandleError` changing nothing.
+    """
+
+    model: OrderedMultisetWindow[Any, Any, Any]
+
+    def _new_model(self, monoid: Monoid[Any, Any, Any]) -> Any:
+        return OrderedMultisetWindow(monoid)
+
+    def insert_with_handle(self, value: Any) -> Handle:
+        """``inner.insert_with_handle(value)``; the handle must be the model's."""
+        op = self._begin("insert_with_handle", value)
+        n, c0 = len(self.model), self._count()
+        try:
+            h: Handle = self.inner.insert_with_handle(value)
+        except Exception as exc:
+            self._after_failure(op, exc)
+            raise
+        used = self._count() - c0
+        want = self.model.insert_with_handle(value)
+        if h != want:
+            raise self._mismatch(op, f"insert_with_handle returned handle {h!r}, the model's is {want!r}")
+        self._verify_state(op)
+        self._record(op, "insert", n, used)
+        return h
+
+    def insert_many_with_handles(self, values: Iterable[Any]) -> list[Handle]:
+        """Bulk insert returning the handles, which must be the model's (all-or-nothing on a bad value)."""
+        vals = list(values)
+        op = self._begin("insert_many_with_handles", vals)
+        n, c0 = len(self.model), self._count()
+        try:
+            hs = list(self.inner.insert_many_with_handles(vals))
+        except Exception as exc:
+            self._after_failure(op, exc)
+            raise
+        used = self._count() - c0
+        want = [self.model.insert_with_handle(v) for v in vals]
+        if hs != want:
+            raise self._mismatch(op, f"insert_many_with_handles returned {_repr.repr(hs)}, the model's {_repr.repr(want)}")
+        self._verify_state(op)
+        self._record(op, "insert", n, used, count=len(vals))
+        return hs
+
+    def remove(self, handle: Handle) -> None:
+        """Non-FIFO eviction of a live element; a handle that is not live must raise InvalidHandleError."""
+        op = self._begin("remove", handle)
+        n, c0 = len(self.model), self._count()
+        live = handle in self.model.handles()
+        try:
+            self.inner.remove(handle)
+        except InvalidHandleError as exc:
+            if live:
+                raise self._mismatch(op, f"remove({handle!r}) of a live element raised {exc!r}") from exc
+            self._after_failure(op, exc)
+            raise
+        except Exception as exc:
+            if not live:
+                raise self._mismatch(op, f"remove({handle!r}) of a dead handle raised {exc!r}, not InvalidHandleError") from exc
+            self._after_failure(op, exc)
+            raise
+        if not live:
+            raise self._mismatch(op, f"remove({handle!r}) of a handle that is not live returned instead of raising")
+        used = self._count() - c0
+        self.model.remove(handle)
+        self._verify_state(op)
+        self._record(op, "evict", n, used)
+
+    def remove_many(self, handles: Iterable[Handle]) -> None:
+        """Remove several live elements as one batch; any dead or repeated handle: InvalidHandleError, no change."""
+        hs = list(handles)
+        op = self._begin("remove_many", hs)
+        n, c0 = len(self.model), self._count()
+        live = set(self.model.handles())
+        valid = len(set(hs)) == len(hs) and all(h in live for h in hs)
+        try:
+            self.inner.remove_many(hs)
+        except InvalidHandleError as exc:
+            if valid:
+                raise self._mismatch(op, f"remove_many of live handles raised {exc!r}") from exc
+            self._after_failure(op, exc)
+            raise
+        except Exception as exc:
+            self._after_failure(op, exc)
+            raise
+        if not valid:
+            raise self._mismatch(op, "remove_many with a dead or repeated handle returned instead of raising")
+        used = self._count() - c0
+        for h in hs:
+            self.model.remove(h)
+        self._verify_state(op)
+        self._record(op, "evict", n, used, count=len(hs))
+
+    def batch(self, events: Iterable[tuple[Any, ...]]) -> list[Handle | None]:
+        """Mixed insert/evict/remove events propagated once. A bad event raises after the events before it were
+        applied: the model replays events until it raises too, then the states must agree."""
+        evs = list(events)
+        op = self._begin("batch", evs)
+        n, c0 = len(self.model), self._count()
+        try:
+            out = list(self.inner.batch(evs))
+        except Exception as exc:
+            applied = self._replay(evs)
+            if applied == len(evs):
+                raise self._mismatch(op, f"batch raised {exc!r} but the model accepts every event") from exc
+            self._after_failure(op, exc)
+            if self._meter is not None and applied:
+                try:
+                    record_batch(self._meter, n, self._kinds(evs[:applied]), self._count() - c0)
+                except BudgetExceeded as err:
+                    raise BudgetExceededAt.wrap(err, op, self.operations, self._recent) from exc
+            raise
+        used = self._count() - c0
+        want: list[Handle | None] = []
+        for ev in evs:
+            want.append(self._apply(ev))
+        if out != want:
+            raise self._mismatch(op, f"batch returned {_repr.repr(out)}, the model's results are {_repr.repr(want)}")
+        self._verify_state(op)
+        if self._meter is not None:
+            try:
+                record_batch(self._meter, n, self._kinds(evs), used)
+            except BudgetExceeded as err:
+                raise BudgetExceededAt.wrap(err, op, self.operations, self._recent) from None
+        return out
+
+    def handles(self) -> list[Handle]:
+        """The live handles, oldest first, compared with the model's."""
+        op = self._begin("handles")
+        got = list(self.inner.handles())
+        if got != self.model.handles():
+            raise self._mismatch(op, f"handles() = {_repr.repr(got)}, the model's {_repr.repr(self.model.handles())}")
+        return got
+
+    # helpers --------------------------------------------------------------------------------------------------
+
+    def _apply(self, ev: tuple[Any, ...]) -> Handle | None:
+        kind = ev[0] if isinstance(ev, tuple) and ev else None
+        if kind == "insert" and len(ev) == 2:
+            return self.model.insert_with_handle(ev[1])
+        if kind == "evict" and len(ev) == 1:
+            self.model.evict()
+            return None
+        if kind == "remove" and len(ev) == 2:
+            self.model.remove(ev[1])
+            return None
+        raise ValueError(f"batch: bad event {ev!r}")
+
+    def _replay(self, evs: list[tuple[Any, ...]]) -> int:
+        """Apply events to the model until one raises; return how many were applied."""
+        for k, ev in enumerate(evs):
+            try:
+                self._apply(ev)
+            except Exception:
+                return k
+        return len(evs)
+
+    @staticmethod
+    def _kinds(evs: Sequence[tuple[Any, ...]]) -> list[str]:
+        return ["insert" if ev[0] == "insert" else "evict" for ev in evs]
+
+
 def checked(
     aggregator: Any,
     *,
@@ -453,6 +654,7 @@ def checked(
         if wrapper is None:
             raise registry.RegistryError(f"no debug mode for {info.kind!r} algorithms (known: {', '.join(CHECKED_KINDS)})")
         return wrapper(aggregator, monoid=monoid, algorithm=algo)
-    return CheckedAggregator(
+    nonfifo = callable(getattr(aggregator, "remove", None)) and callable(getattr(aggregator, "insert_with_handle", None))
+    return (CheckedNonFifoAggregator if nonfifo else CheckedAggregator)(
         aggregator, monoid=monoid, algorithm=algorithm, checker=checker, budget=budget, seed=seed
     )
