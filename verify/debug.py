@@ -40,7 +40,7 @@ from swagkit.spec.adt import FifoSwag
 from swagkit.spec.budgets import BUDGETS, Budget, BudgetMeter, stored_aggregates
 from swagkit.spec.checkers import CHECKERS
 from swagkit.spec.errors import BudgetExceeded, EmptyWindowError, InvariantViolation, ModelMismatch
-from swagkit.spec.monoid import Monoid
+from swagkit.spec.monoid import Monoid, fold
 from swagkit.spec.nonfifo import Handle, InvalidHandleError, OrderedMultisetWindow
 
 from . import registry
@@ -444,13 +444,35 @@ class CheckedAggregator:
         self._verify_state(op)
         self._record(op, "evict", n, used, count=count)
 
+    def _query_range(self, r: int) -> Any:
+        """``inner.query_range(r)`` (SlickDeque, FlatFIT: the newest ``min(r, n)`` elements), compared with the
+        model's fold of those elements and billed like a query."""
+        op = self._begin("query_range", r)
+        n, c0 = len(self.model), self._count()
+        try:
+            got = self.inner.query_range(r)
+        except Exception as exc:
+            self._after_failure(op, exc)
+            raise
+        used = self._count() - c0
+        values = self.model.values()
+        want = self.monoid.lower(fold(self.monoid, values[len(values) - min(r, n):]))
+        if not self._same(got, want):
+            raise self._mismatch(op, f"query_range({r}) returned {got!r}, the model's answer is {want!r} (n={n})")
+        self._verify_state(op)
+        self._record(op, "query", n, used)
+        return got
+
     def __len__(self) -> int:
         return len(self.inner)
 
     def __getattr__(self, name: str) -> Any:
         if name == "inner":  # not yet set (during __init__ or unpickling)
             raise AttributeError(name)
-        return getattr(self.inner, name)
+        attr = getattr(self.inner, name)
+        if name == "query_range" and callable(attr):  # checked only where the aggregator offers it
+            return self._query_range
+        return attr
 
     def __repr__(self) -> str:
         return f"checked({self.inner!r})"

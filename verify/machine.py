@@ -86,6 +86,9 @@ class SwagMachine(RuleBasedStateMachine):
         self.swag: CheckedAggregator = checked(aggregator, algorithm=self.algorithm_id)
         #: the aggregator also removes any live element by handle (002 §2.2): the non-FIFO rules apply
         self.nonfifo = isinstance(self.swag, CheckedNonFifoAggregator)
+        #: the aggregator answers any range of the newest r elements too (``query_range``; SlickDeque Inv answers
+        #: only its registered ranges, none in plain mode, and says so with ValueError on the empty aggregator)
+        self.ranged = callable(getattr(aggregator, "query_range", None)) and _answers_any_range(aggregator)
         type(self).stats.examples += 1
 
     # helpers shared by the rules ------------------------------------------------------------------------------
@@ -124,6 +127,14 @@ class SwagMachine(RuleBasedStateMachine):
 
     def teardown(self) -> None:
         type(self).stats.operations += self.swag.operations
+
+
+def _answers_any_range(aggregator: Any) -> bool:
+    try:
+        aggregator.query_range(1)
+    except ValueError:
+        return False
+    return True
 
 
 def make_machine(
@@ -224,6 +235,21 @@ def make_machine(
                 for _ in range(min(down, len(self.swag))):
                     self.swag.evict()
                     self.swag.query()
+            self._step()
+
+        @precondition(lambda self: self.ranged)
+        @rule(r=st.integers(min_value=1, max_value=max_window + 2))
+        def query_range(self, r: int) -> None:
+            """The newest ``min(r, n)`` elements (SlickDeque, FlatFIT: several ranges on one structure)."""
+            self.swag.query_range(r)
+            self._step()
+
+        @precondition(lambda self: self.ranged)
+        @rule(longest=st.integers(min_value=1, max_value=max_window + 2))
+        def query_ranges_longest_first(self, longest: int) -> None:
+            """Every range ``longest, …, 1`` in one step, longest first (001's max-multi pattern)."""
+            for r in range(longest, 0, -1):
+                self.swag.query_range(r)
             self._step()
 
         # non-FIFO windows (002 §2.2): any live element can leave, by the handle its insertion returned ------
