@@ -297,8 +297,14 @@ class BudgetMeter:
         else:
             self.evicts += 1
         self.update_combines += used
-        n_after = n_before + {"insert": 1, "evict": -1}.get(operation, 0)
-        amortized = b.avg_insert * self.inserts + b.avg_evict * self.evicts + b.slack(max(n_after, n_before))
+        self.check_amortized(max(n_before, n_before + {"insert": 1, "evict": -1}.get(operation, 0)))
+
+    def check_amortized(self, n: int) -> None:
+        """The amortized/average claims as a potential inequality over everything recorded so far:
+        ``combines ≤ avg_insert·#inserts + avg_evict·#evicts (+ avg_query·#queries) + slack(n)``, with ``n`` the
+        larger window size around the last operation. Raises :class:`BudgetExceeded`."""
+        b = self.budget
+        amortized = b.avg_insert * self.inserts + b.avg_evict * self.evicts + b.slack(n)
         amortized += (b.avg_query or 0.0) * self.queries
         if self.update_combines > amortized:
             raise BudgetExceeded(

@@ -112,17 +112,7 @@ def record_bulk(meter: BudgetMeter, operation: str, n_before: int, count: int, u
     else:
         meter.evicts += count
     meter.update_combines += used
-    n_after = n_before + step * count
-    amortized = b.avg_insert * meter.inserts + b.avg_evict * meter.evicts + b.slack(max(n_after, n_before))
-    amortized += (b.avg_query or 0.0) * meter.queries
-    if meter.update_combines > amortized:
-        raise BudgetExceeded(
-            b.algorithm,
-            f"amortized insert/evict after {meter.inserts} inserts and {meter.evicts} evicts",
-            meter.update_combines,
-            amortized,
-            b.source + " (average/amortized bound)",
-        )
+    meter.check_amortized(max(n_before, n_before + step * count))
 
 
 def record_batch(meter: BudgetMeter, n_before: int, kinds: Sequence[str], used: int) -> None:
@@ -140,16 +130,7 @@ def record_batch(meter: BudgetMeter, n_before: int, kinds: Sequence[str], used: 
     meter.inserts += sum(1 for k in kinds if k == "insert")
     meter.evicts += sum(1 for k in kinds if k != "insert")
     meter.update_combines += used
-    amortized = b.avg_insert * meter.inserts + b.avg_evict * meter.evicts + b.slack(max(n, n_before))
-    amortized += (b.avg_query or 0.0) * meter.queries
-    if meter.update_combines > amortized:
-        raise BudgetExceeded(
-            b.algorithm,
-            f"amortized insert/evict after {meter.inserts} inserts and {meter.evicts} evicts",
-            meter.update_combines,
-            amortized,
-            b.source + " (average/amortized bound)",
-        )
+    meter.check_amortized(max(n, n_before))
 
 
 def outputs_close(got: Any, want: Any, rel: float = OUTPUT_REL_TOL, abs_tol: float = OUTPUT_ABS_TOL) -> bool:
