@@ -4,7 +4,8 @@ Exports the same names as :mod:`swagkit.reference` (``Recalc, TwoStacks, TwoStac
 window_array``) with the same constructor, methods, snapshots and ``combine_count`` (the ⊗ call sequence is
 identical, so float results are bit-identical), plus ``COMPILED``:
 
-* ``COMPILED`` is True when the C extensions are in use. Setting the environment variable
+* ``COMPILED`` is True when the C extensions are in use (all of them: each extension is optional at build
+  time, so one that failed to compile would otherwise fall back silently). Setting the environment variable
   ``SWAGKIT_PUREPYTHON`` (to anything but ``""``/``"0"``) forces the pure-Python fallback, which is also used
   when the extensions cannot be imported (e.g. built without a C compiler).
 * Typed monoids (``monoid.kind`` in ``sum_f64, max_f64, min_f64, sum_i64, max_i64, min_i64``) store C doubles /
@@ -25,10 +26,10 @@ from typing import TYPE_CHECKING
 from swagkit.reference import Recalc
 
 from ._driver import register_fast_path, window_array
-from ._reactive_api import FlatFAT, ReactiveAggregator
-from ._slickdeque_api import SlickDequeInv, SlickDequeNonInv, SlickRange
-from ._flatfit_api import FlatFIT
-from ._fiba_api import FiBA, FiBALoop
+from ._flatfit_api import FLATFIT_COMPILED, FlatFIT
+from ._reactive_api import REACTIVE_COMPILED, FlatFAT, ReactiveAggregator
+from ._slickdeque_api import SLICKDEQUE_COMPILED, SlickDequeInv, SlickDequeNonInv, SlickRange
+from ._fiba_api import FIBA_COMPILED, FiBA, FiBALoop
 
 __all__ = ["Recalc", "TwoStacks", "TwoStacksLite", "DABA", "DABALite", "SlickDequeInv", "SlickDequeNonInv", "SlickRange", "FlatFAT", "ReactiveAggregator", "FlatFIT", "window_array", "COMPILED"]
 
@@ -61,7 +62,10 @@ else:
             register_fast_path(cls, mod._window_array)
         return True, (_two_stacks.TwoStacks, _two_stacks_lite.TwoStacksLite, _daba.DABA, _daba_lite.DABALite)
 
-    COMPILED, (TwoStacks, TwoStacksLite, DABA, DABALite) = _load()
+    _INORDER_COMPILED, (TwoStacks, TwoStacksLite, DABA, DABALite) = _load()
     del _load
+    # True only when every extension is in use (each is optional, so a failed one falls back silently)
+    COMPILED = _INORDER_COMPILED and REACTIVE_COMPILED and SLICKDEQUE_COMPILED and FLATFIT_COMPILED
+    COMPILED = COMPILED and FIBA_COMPILED
 
 __all__ += ["FiBA", "FiBALoop"]

@@ -34,7 +34,7 @@ from swagkit.spec.monoid import Monoid
 from swagkit.spec.ooo import MissingTimeError, TimedWindow, UnorderedBulkError
 
 from . import registry
-from .debug import register_checked_kind, same_output
+from .debug import register_checked, same_output
 from .errors import BudgetExceededAt, InvariantViolationAt, ModelMismatchAt
 
 __all__ = ["CheckedOutOfOrder", "checked_ooo", "KIND"]
@@ -360,4 +360,4 @@ def checked_ooo(
     return CheckedOutOfOrder(aggregator, monoid=monoid, algorithm=algorithm, checker=checker, seed=seed)
 
 
-register_checked_kind(KIND, checked_ooo)
+register_checked(KIND, checked_ooo)

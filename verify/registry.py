@@ -309,7 +309,8 @@ def create(
     missing = info.missing_properties(m)
     if missing:
         raise UnsupportedMonoidError(
-            f"{algorithm_id} needs a {info.requirement_text()} monoid; {m.name} does not declare {', '.join(missing)}"
+            f"{algorithm_id} needs {_article(info.requirement_text())} monoid; {m.name} does not declare "
+            f"{', '.join(missing)}"
         )
     cls = resolve_class(algorithm_id, implementation)
     if cls is None:
@@ -320,6 +321,11 @@ def create(
     if check if check is not None else check_enabled():
         return checked(aggregator, monoid=m, algorithm=algorithm_id)
     return aggregator
+
+
+def _article(words: str) -> str:
+    """``"a selective"`` / ``"an invertible"``."""
+    return ("an " if words[:1] in "aeiou" else "a ") + words
 
 
 @dataclass(frozen=True)
@@ -358,7 +364,7 @@ def combos(
                 if resolve_class(a, impl) is None:
                     skip = f"{impl} does not provide {info.class_name}"
                 elif not info.supports(m):
-                    skip = f"needs a {info.requirement_text()} monoid"
+                    skip = f"needs {_article(info.requirement_text())} monoid"
                 out.append(Combo(a, mid, impl, skip))
     return out
 
