@@ -17,7 +17,7 @@ import sys
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-MODULES = ["_two_stacks", "_two_stacks_lite", "_daba", "_daba_lite", "_slickdeque", "_flatfat", "_reactive", "_flatfit"]
+MODULES = ["_two_stacks", "_two_stacks_lite", "_daba", "_daba_lite", "_slickdeque", "_flatfat", "_reactive", "_flatfit", "_fiba"]
 
 DIRECTIVES = {
     "language_level": 3,

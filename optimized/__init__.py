@@ -14,6 +14,8 @@ identical, so float results are bit-identical), plus ``COMPILED``:
   Two-Stacks uses two growable arrays (it is amortized anyway).
 * ``window_array`` returns an ``array.array`` for typed kinds (a list otherwise); ``Recalc`` is the reference
   one (O(n) per query, not worth compiling).
+* ``FiBA``/``FiBALoop`` (paper 003, out-of-order, ``_fiba``): typed values and int64/float64/object timestamps;
+  ``combine_count`` and ``touched_count`` equal the reference's (``_fiba_api``).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from ._driver import register_fast_path, window_array
 from ._flatfit_api import FLATFIT_COMPILED, FlatFIT
 from ._reactive_api import REACTIVE_COMPILED, FlatFAT, ReactiveAggregator
 from ._slickdeque_api import SLICKDEQUE_COMPILED, SlickDequeInv, SlickDequeNonInv, SlickRange
+from ._fiba_api import FIBA_COMPILED, FiBA, FiBALoop
 
 __all__ = ["Recalc", "TwoStacks", "TwoStacksLite", "DABA", "DABALite", "SlickDequeInv", "SlickDequeNonInv", "SlickRange", "FlatFAT", "ReactiveAggregator", "FlatFIT", "window_array", "COMPILED"]
 
@@ -63,3 +66,6 @@ else:
     del _load
     # True only when every extension is in use (each is optional, so a failed one falls back silently)
     COMPILED = _INORDER_COMPILED and REACTIVE_COMPILED and SLICKDEQUE_COMPILED and FLATFIT_COMPILED
+    COMPILED = COMPILED and FIBA_COMPILED
+
+__all__ += ["FiBA", "FiBALoop"]

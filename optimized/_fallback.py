@@ -95,3 +95,24 @@ class FlatFIT(_RefFlatFIT):
     def _memory_bytes(self) -> None:
         """Not measurable for the pure-Python fallback."""
         return None
+
+
+from swagkit.reference import fiba as _fiba_ref  # noqa: E402
+
+__all__ += ["FiBA", "FiBALoop"]
+
+
+class FiBA(_fiba_ref.FiBA):
+    __doc__ = f"Paper 003, pure-Python fallback (the reference class). {_fiba_ref.FiBA.__doc__}"
+
+    def _memory_bytes(self) -> None:
+        """Not measurable for the pure-Python fallback."""
+        return None
+
+
+class FiBALoop(_fiba_ref.FiBALoop):
+    __doc__ = f"Paper 003 loop baseline, pure-Python fallback (the reference class). {_fiba_ref.FiBALoop.__doc__}"
+
+    def _memory_bytes(self) -> None:
+        """Not measurable for the pure-Python fallback."""
+        return None

@@ -8,6 +8,7 @@ One module per algorithm; every class takes a :class:`~swagkit.spec.monoid.Monoi
 from .daba import DABA
 from .daba_lite import DABALite
 from .driver import window_array
+from .fiba import FiBA, FiBALoop
 from .flatfat import FlatFAT
 from .flatfit import FlatFIT
 from .reactive import ReactiveAggregator
@@ -17,3 +18,4 @@ from .two_stacks import TwoStacks
 from .two_stacks_lite import TwoStacksLite
 
 __all__ = ["Recalc", "TwoStacks", "TwoStacksLite", "DABA", "DABALite", "SlickDequeInv", "SlickDequeNonInv", "SlickRange", "FlatFAT", "ReactiveAggregator", "FlatFIT", "window_array"]
+__all__ += ["FiBA", "FiBALoop"]

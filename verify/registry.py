@@ -198,6 +198,31 @@ ALGORITHMS: dict[str, AlgorithmInfo] = {
     )
 }
 
+
+def _fiba(id: str, class_name: str, title: str, mu: int, amortized: str) -> AlgorithmInfo:
+    """Out-of-order FiBA (paper 003, FiBA 2019). Worst-case columns in ⊗ with u = 4μ−2 ⊗ per node
+    recomputation and L the height bound (swagkit.spec.fiba_budgets); space in stored partial aggregates."""
+    return AlgorithmInfo(
+        id=id, class_name=class_name, title=title, paper="003 §3–§5 (Thms 1, 3); FiBA 2019",
+        checker="fiba", budget="fiba_loop" if class_name == "FiBALoop" else "fiba", kind="out_of_order",
+        params={"min_arity": mu}, worst_query="2", worst_insert="u(5L+1)+1", worst_evict="u(5L+2)",
+        amortized=amortized, worst_case="O(log n)", space="n + #nodes (≤ n/(μ−1)+1)",
+    )
+
+
+# Out-of-order algorithms: FiBA with μ = 4 (the paper's default), 2 and 8, and the paper's loop baseline.
+ALGORITHMS.update(
+    (info.id, info)
+    for info in (
+        _fiba("fiba", "FiBA", "FiBA (μ=4, bulk evict/insert)", 4,
+              "insert O(log d), evict O(1); bulk evict O(log m), bulk insert O(log d + m(1+log(d/m)))"),
+        _fiba("fiba_mu2", "FiBA", "FiBA (μ=2)", 2, "as fiba"),
+        _fiba("fiba_mu8", "FiBA", "FiBA (μ=8)", 8, "as fiba"),
+        _fiba("fiba_loop", "FiBALoop", "FiBA, bulk ops as loops (μ=4, baseline)", 4,
+              "as fiba, but bulk evict O(m), bulk insert O(m log d)"),
+    )
+)
+
 #: Implementation families by id. ``optimized`` provides nothing until ``swagkit.optimized`` exports classes.
 IMPLEMENTATIONS: dict[str, ImplementationInfo] = {
     "reference": ImplementationInfo("reference", "swagkit.reference", "pure Python, reads like the pseudocode"),
