@@ -4,7 +4,8 @@ Exports the same names as :mod:`swagkit.reference` (``Recalc, TwoStacks, TwoStac
 window_array``) with the same constructor, methods, snapshots and ``combine_count`` (the ⊗ call sequence is
 identical, so float results are bit-identical), plus ``COMPILED``:
 
-* ``COMPILED`` is True when the C extensions are in use. Setting the environment variable
+* ``COMPILED`` is True when the C extensions are in use (all of them: each extension is optional at build
+  time, so one that failed to compile would otherwise fall back silently). Setting the environment variable
   ``SWAGKIT_PUREPYTHON`` (to anything but ``""``/``"0"``) forces the pure-Python fallback, which is also used
   when the extensions cannot be imported (e.g. built without a C compiler).
 * Typed monoids (``monoid.kind`` in ``sum_f64, max_f64, min_f64, sum_i64, max_i64, min_i64``) store C doubles /
@@ -13,6 +14,8 @@ identical, so float results are bit-identical), plus ``COMPILED``:
   Two-Stacks uses two growable arrays (it is amortized anyway).
 * ``window_array`` returns an ``array.array`` for typed kinds (a list otherwise); ``Recalc`` is the reference
   one (O(n) per query, not worth compiling).
+* ``FiBA``/``FiBALoop`` (paper 003, out-of-order, ``_fiba``): typed values and int64/float64/object timestamps;
+  ``combine_count`` and ``touched_count`` equal the reference's (``_fiba_api``).
 * Paper 004's structures (``QDigest``, ``qdigest_monoid``, ``SlidingWindowCount``, ``SlidingWindowQuantiles``,
   ``ValueDivision``) are compiled too (:mod:`._decay_api`), with the reference's API, snapshots and answers.
 """
@@ -25,10 +28,11 @@ from typing import TYPE_CHECKING
 from swagkit.reference import Recalc
 
 from ._driver import register_fast_path, window_array
-from ._reactive_api import FlatFAT, ReactiveAggregator
-from ._slickdeque_api import SlickDequeInv, SlickDequeNonInv, SlickRange
-from ._flatfit_api import FlatFIT
-from ._decay_api import QDigest, SlidingWindowCount, SlidingWindowQuantiles, ValueDivision, qdigest_monoid
+from ._flatfit_api import FLATFIT_COMPILED, FlatFIT
+from ._reactive_api import REACTIVE_COMPILED, FlatFAT, ReactiveAggregator
+from ._slickdeque_api import SLICKDEQUE_COMPILED, SlickDequeInv, SlickDequeNonInv, SlickRange
+from ._fiba_api import FIBA_COMPILED, FiBA, FiBALoop
+from ._decay_api import DECAY_COMPILED, QDigest, SlidingWindowCount, SlidingWindowQuantiles, ValueDivision, qdigest_monoid
 
 __all__ = ["Recalc", "TwoStacks", "TwoStacksLite", "DABA", "DABALite", "SlickDequeInv", "SlickDequeNonInv", "SlickRange", "FlatFAT", "ReactiveAggregator", "FlatFIT", "window_array", "QDigest", "qdigest_monoid", "SlidingWindowCount", "SlidingWindowQuantiles", "ValueDivision", "COMPILED"]
 
@@ -61,5 +65,11 @@ else:
             register_fast_path(cls, mod._window_array)
         return True, (_two_stacks.TwoStacks, _two_stacks_lite.TwoStacksLite, _daba.DABA, _daba_lite.DABALite)
 
-    COMPILED, (TwoStacks, TwoStacksLite, DABA, DABALite) = _load()
+    _INORDER_COMPILED, (TwoStacks, TwoStacksLite, DABA, DABALite) = _load()
     del _load
+    # True only when every extension is in use (each is optional, so a failed one falls back silently)
+    COMPILED = _INORDER_COMPILED and REACTIVE_COMPILED and SLICKDEQUE_COMPILED and FLATFIT_COMPILED
+    COMPILED = COMPILED and FIBA_COMPILED
+    COMPILED = COMPILED and DECAY_COMPILED
+
+__all__ += ["FiBA", "FiBALoop"]

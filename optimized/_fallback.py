@@ -22,7 +22,7 @@ from swagkit.reference.flatfit import FlatFIT as _RefFlatFIT
 from swagkit.reference.slickdeque import SlickDequeInv as _RefSlickDequeInv
 from swagkit.reference.slickdeque import SlickDequeNonInv as _RefSlickDequeNonInv
 
-__all__ = ["TwoStacks", "TwoStacksLite", "DABA", "DABALite", "SlickDequeInv", "SlickDequeNonInv", "FlatFAT", "ReactiveAggregator", "FlatFIT", "QDigest", "SlidingWindowCount", "SlidingWindowQuantiles", "ValueDivision"]
+__all__ = ["TwoStacks", "TwoStacksLite", "DABA", "DABALite", "SlickDequeInv", "SlickDequeNonInv", "FlatFAT", "ReactiveAggregator", "FlatFIT"]
 
 
 class TwoStacks(_RefTwoStacks):
@@ -97,12 +97,35 @@ class FlatFIT(_RefFlatFIT):
         return None
 
 
+from swagkit.reference import fiba as _fiba_ref  # noqa: E402
+
+__all__ += ["FiBA", "FiBALoop"]
+
+
+class FiBA(_fiba_ref.FiBA):
+    __doc__ = f"Paper 003, pure-Python fallback (the reference class). {_fiba_ref.FiBA.__doc__}"
+
+    def _memory_bytes(self) -> None:
+        """Not measurable for the pure-Python fallback."""
+        return None
+
+
+class FiBALoop(_fiba_ref.FiBALoop):
+    __doc__ = f"Paper 003 loop baseline, pure-Python fallback (the reference class). {_fiba_ref.FiBALoop.__doc__}"
+
+    def _memory_bytes(self) -> None:
+        """Not measurable for the pure-Python fallback."""
+        return None
+
+
 # -- paper 004: time-decayed aggregates over out-of-order streams ------------------------------------------------
 
 from swagkit.reference import qdigest as _qdigest_mod  # noqa: E402
 from swagkit.reference import value_division as _value_division_mod  # noqa: E402
 from swagkit.reference import window_count as _window_count_mod  # noqa: E402
 from swagkit.reference import window_quantiles as _window_quantiles_mod  # noqa: E402
+
+__all__ += ["QDigest", "SlidingWindowCount", "SlidingWindowQuantiles", "ValueDivision"]
 
 
 class QDigest(_qdigest_mod.QDigest):

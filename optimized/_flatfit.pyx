@@ -144,14 +144,19 @@ cdef inline void st_evict_t(State* s, int kind) noexcept nogil:
 
 
 cdef inline Slot st_query_t(State* s, int kind) noexcept nogil:
+    if s.n == 0:
+        return s.one
+    return st_stitch_from_t(s, kind, s.head)
+
+
+cdef inline Slot st_stitch_from_t(State* s, int kind, Py_ssize_t start) noexcept nogil:
+    """Follow the pointers from ``start`` to ``tail``, then stitch the pushed slots (one ⊗ each)."""
     cdef Py_ssize_t i, j, tail = s.tail, top = 0
     cdef Slot acc
     cdef Slot* P = s.partials
     cdef Py_ssize_t* Q = s.pointers
     cdef Py_ssize_t* stack = s.positions
-    if s.n == 0:
-        return s.one
-    i = s.head
+    i = start
     while Q[i] != tail:
         stack[top] = i
         top += 1
@@ -196,12 +201,16 @@ cdef int st_evict_g(State* s) except -1:
 
 
 cdef object st_query_g(State* s, object comb):
+    return st_stitch_from_g(s, comb, s.head)
+
+
+cdef object st_stitch_from_g(State* s, object comb, Py_ssize_t start):
     cdef Py_ssize_t i, j, tail
     st_enter_g(s)
     tail = s.tail
     s.busy = True
     try:
-        i = s.head
+        i = start
         while s.pointers[i] != tail:
             s.positions[s.top] = i
             s.top += 1
@@ -275,6 +284,26 @@ FlatFIT SWAG (id ``flatfit``), resizable, compiled: no ⊗ on insert/evict, at m
         if self.st.n == 0:
             return self._lower(self._identity)
         return self._lower(st_query_g(&self.st, self._combine))
+
+    def query_range(self, r: int) -> Any:
+        """The newest ``min(r, n)`` elements, lowered: :meth:`query`'s traversal started ``min(r, n)`` slots
+        before ``tail``. At most ``min(r, n) − 1`` ⊗."""
+        cdef Slot v
+        cdef Py_ssize_t start, k
+        if isinstance(r, bool) or not isinstance(r, int) or r < 1:
+            raise ValueError(f"range must be an int ≥ 1, got {r!r}")
+        if self.kind == K_GENERIC:
+            st_enter_g(&self.st)
+        if self.st.n == 0:
+            return self._lower(self._identity)
+        k = self.st.n if r >= self.st.n else <Py_ssize_t>r  # (a Python int r may exceed Py_ssize_t)
+        start = (self.st.tail - k + self.st.cap) % self.st.cap  # C's % keeps the sign: stay non-negative
+        if self.kind != K_GENERIC:
+            v = st_stitch_from_t(&self.st, self.kind, start)
+            if self.lower_id:
+                return box(self.kind, v)
+            return self._lower(box(self.kind, v))
+        return self._lower(st_stitch_from_g(&self.st, self._combine, start))
 
     def insert(self, value: Any) -> None:
         """Write v at ``tail`` with a pointer to its successor (growing a full buffer first). No ⊗.

@@ -1,3 +1,4 @@
+# cython: language_level=3, annotation_typing=False
 # SlickDeque (paper 001), compiled: SlickDequeInv (Algorithm 1) and SlickDequeNonInv (Algorithm 2).
 #
 # Same API, snapshots, combine_count (and inverse_count) as swagkit.reference.slickdeque; the ⊗ call sequence is
@@ -10,6 +11,7 @@
 include "_common.pxi"
 
 cimport cython
+from libc.stdint cimport INT64_MIN
 
 from swagkit.spec.slickdeque import normalize_ranges, require_invertible, require_selective
 from swagkit.spec.snapshots import SlickDequeInvState, SlickDequeNonInvState
@@ -181,97 +183,158 @@ cdef inline Py_ssize_t _nv_pop_tail(const Slot* vals, Py_ssize_t lo, Py_ssize_t 
     return tp
 
 
-cdef inline Py_ssize_t _nv_steady(Slot* vals, int64_t* seqs, Py_ssize_t mask, Py_ssize_t* hp_io,
-                                  Py_ssize_t* tp_io, int64_t seq0, const Slot* inp, Py_ssize_t n, Slot* out,
-                                  Py_ssize_t w, int kind) noexcept nogil:
-    """Non-Inv ``window_array`` loop in steady state (the window holds ``w`` partials before every item, so every
-    item evicts first; the deque is then non-empty before the eviction: it holds the newest partial). Item ``i``
-    gets sequence number ``seq0 + i``. Positions ``hp``/``tp`` are unmasked (slot = position & mask).
+# The Non-Inv steady-state kernel is plain C (below) rather than Cython so that the register selects compile to
+# cmov on x86-64: with C ternaries GCC emits branches, which mispredict on random data (whether a node is popped
+# is a coin flip), and the portable and/xor form is ~6% slower. Nothing else in it differs from Algorithm 2.
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <stddef.h>
 
-    ``r1``…``r3`` cache the values at positions ``tp-1``…``tp-3`` (meaningful only below the deque size), so the
-    dominance tests of an item do not wait for the stores/loads of the previous one; the selects that update
-    them are branch-free (on random data whether a node is popped is a coin flip). Three or more pops (1 in 8
-    inserts on random data) take a linear scan. Returns the number of tests that stopped a scan (inserts that
-    left some node); the popped nodes are counted by the caller from the positions."""
-    cdef Py_ssize_t hp = hp_io[0], tp = tp_io[0], t2, m
-    cdef Py_ssize_t stops = 0
-    cdef Slot r1 = vals[(tp - 1) & mask], r2 = vals[(tp - 2) & mask], r3 = vals[(tp - 3) & mask], r4, v
-    cdef int64_t n2, n3, mk1, mk2
-    cdef bint d1, d2
-    cdef int64_t sq = seq0, ex = seq0 - w
-    cdef const Slot* end = inp + n
-    while inp != end:
-        if seqs[hp & mask] == ex:  # the head is the expiring partial
-            hp += 1
-        v = inp[0]
-        inp += 1
-        ex += 1
-        m = tp - hp
-        r4 = vals[(tp - 4) & mask]
-        d1 = (m >= 1) & _dominated(kind, r1, v)
-        d2 = (m >= 2) & _dominated(kind, r2, v)
-        if SWAG_LIKELY(not ((m >= 3) & _dominated(kind, r3, v))):  # ≤ 2 pops (d3 ⇒ d2 ⇒ d1)
-            t2 = tp - d1 - d2
-            mk1 = -<int64_t>d1
-            mk2 = -<int64_t>d2
-            n3 = r3.i ^ ((r4.i ^ r3.i) & mk2)
-            n3 = r2.i ^ ((n3 ^ r2.i) & mk1)
-            n2 = r2.i ^ ((r3.i ^ r2.i) & mk2)
-            r2.i = r1.i ^ ((n2 ^ r1.i) & mk1)
-            r3.i = n3
-        else:
-            t2 = _nv_pop_tail(vals, hp, tp - 3, mask, v, kind)
-            r2 = vals[(t2 - 1) & mask]
-            r3 = vals[(t2 - 2) & mask]
-        r1 = v
-        stops += t2 > hp
-        vals[t2 & mask] = v
-        seqs[t2 & mask] = sq
-        sq += 1
-        tp = t2 + 1
-        out[0] = vals[hp & mask]
-        out += 1
-    hp_io[0] = hp
-    tp_io[0] = tp
-    return stops
+    /* One deque node of the kernel's private ring: the order key, the sequence number and the value's bits. */
+    typedef struct { int64_t key; int64_t seq; int64_t bits; } SwagNvNode;
+
+    /* Order keys: for every typed selective kind, node b is dominated by a new value v -- (b (x) v) == v in
+       Algorithm 2, i.e. b <= v for max, b >= v for min -- exactly when key(b) <= key(v) as int64.
+       Doubles: the IEEE bits of x + 0.0 (so -0.0 and +0.0 share a key, as they compare equal) with the low 63
+       bits flipped for negatives order like the doubles themselves; NaN never gets here (rejected on input).
+       Min kinds use the bitwise complement, which reverses the order. */
+    static inline int64_t swag_nv_key(int kind, int64_t bits) {
+        union { int64_t i; double f; } u;
+        int64_t k;
+        if (kind == 2 || kind == 3) {          /* K_MAX_F, K_MIN_F */
+            u.i = bits; u.f = u.f + 0.0;
+            k = u.i ^ (int64_t)(((uint64_t)(u.i >> 63)) >> 1);
+        } else {
+            k = bits;
+        }
+        return (kind == 3 || kind == 6) ? ~k : k;   /* K_MIN_F, K_MIN_I */
+    }
+
+    /* c ? a : b without a branch. */
+    static inline int64_t swag_csel(int64_t c, int64_t a, int64_t b) {
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+        __asm__("test %1, %1; cmovnz %2, %0" : "+r"(b) : "r"(c), "r"(a) : "cc");
+        return b;
+    #else
+        int64_t m = -(int64_t)(c != 0);
+        return b ^ ((a ^ b) & m);
+    #endif
+    }
+
+    #define SWAG_NV_GUARD INT64_MAX   /* key of the guard slots below the head: never dominated (see below) */
+
+    /* Algorithm 2 in steady state over n items: every item first evicts the head if it is the partial leaving
+       the window (sequence number seq0 + i - w), then pops the dominated tail and pushes, then records the head.
+
+       The deque lives in q[] (positions unmasked, slot = position & qmask; the ring holds at least w + 3 slots),
+       from position *hp_io (the head) to *tp_io (one past the tail). Two guard slots below the head hold key
+       SWAG_NV_GUARD, and k1..k3 cache the keys at positions tp-1..tp-3 (the guard key beyond the deque), so the
+       common case -- at most two pops, 7 in 8 inserts on random data -- reads no node it is about to overwrite
+       and takes no data-dependent branch. Three or more pops test the next four nodes at once, then scan.
+       A new value whose key is the guard's (only INT64_MAX for max_i64, INT64_MIN for min_i64) always takes the
+       bounded slow path, so a guard is never popped.
+
+       Returns the number of dominance tests that stopped a scan (inserts that left some node); the caller adds
+       the popped nodes, which together are the reference's combine count. */
+    static Py_ssize_t swag_nv_steady(SwagNvNode* q, Py_ssize_t qmask, Py_ssize_t* hp_io, Py_ssize_t* tp_io,
+                                     int64_t seq0, const int64_t* in, Py_ssize_t n, int64_t* out, Py_ssize_t w,
+                                     int kind) {
+        Py_ssize_t hp = *hp_io, tp = *tp_io, t2, m, lim, c2, i;
+        Py_ssize_t stops = 0;
+        int64_t sq = seq0, kv, k1, k2, k3, k4, n3, d1, d2, bits;
+        SwagNvNode* nd;
+        q[(hp - 1) & qmask].key = SWAG_NV_GUARD;
+        q[(hp - 2) & qmask].key = SWAG_NV_GUARD;
+        m = tp - hp;
+        k1 = m >= 1 ? q[(tp - 1) & qmask].key : SWAG_NV_GUARD;
+        k2 = m >= 2 ? q[(tp - 2) & qmask].key : SWAG_NV_GUARD;
+        k3 = m >= 3 ? q[(tp - 3) & qmask].key : SWAG_NV_GUARD;
+        for (i = 0; i < n; i++) {
+            if (SWAG_UNLIKELY(q[hp & qmask].seq == sq - w)) {   /* evict the expiring head */
+                q[hp & qmask].key = SWAG_NV_GUARD;
+                hp++;
+                m = tp - hp;
+                if (m < 3) { k3 = SWAG_NV_GUARD; if (m < 2) { k2 = SWAG_NV_GUARD; if (m < 1) k1 = SWAG_NV_GUARD; } }
+            }
+            bits = in[i];
+            kv = swag_nv_key(kind, bits);
+            if (SWAG_UNLIKELY(k3 <= kv)) {                     /* three or more pops */
+                t2 = tp - 3;
+                lim = t2 - hp;
+                c2 = ((lim >= 1) & (q[(t2 - 1) & qmask].key <= kv)) + ((lim >= 2) & (q[(t2 - 2) & qmask].key <= kv))
+                   + ((lim >= 3) & (q[(t2 - 3) & qmask].key <= kv)) + ((lim >= 4) & (q[(t2 - 4) & qmask].key <= kv));
+                t2 -= c2;
+                if (SWAG_UNLIKELY(c2 == 4)) {
+                    while (t2 > hp && q[(t2 - 1) & qmask].key <= kv) t2--;
+                }
+                k2 = q[(t2 - 1) & qmask].key;
+                k3 = q[(t2 - 2) & qmask].key;
+            } else {                                                  /* 0, 1 or 2 pops, branch-free */
+                d1 = k1 <= kv;
+                d2 = k2 <= kv;
+                t2 = tp - d1 - d2;
+                k4 = q[(tp - 4) & qmask].key;
+                n3 = swag_csel(d2, k4, swag_csel(d1, k3, k2));       /* the key c + 2 below the old tail */
+                k2 = swag_csel(d2, k3, swag_csel(d1, k2, k1));       /* the key c + 1 below the old tail */
+                k3 = n3;
+            }
+            k1 = kv;
+            stops += t2 > hp;
+            nd = &q[t2 & qmask];
+            nd->key = kv;
+            nd->seq = sq;
+            nd->bits = bits;
+            sq++;
+            tp = t2 + 1;
+            out[i] = q[hp & qmask].bits;
+        }
+        *hp_io = hp;
+        *tp_io = tp;
+        return stops;
+    }
+    """
+    ctypedef struct SwagNvNode:
+        int64_t key
+        int64_t seq
+        int64_t bits
+    int64_t swag_nv_key(int kind, int64_t bits) noexcept nogil
+    Py_ssize_t swag_nv_steady(SwagNvNode* q, Py_ssize_t qmask, Py_ssize_t* hp_io, Py_ssize_t* tp_io,
+                              int64_t seq0, const int64_t* inp, Py_ssize_t n, int64_t* out, Py_ssize_t w,
+                              int kind) noexcept nogil
 
 
 cdef inline Py_ssize_t _nv_window_local(Ring* q, int64_t* first_io, int64_t* ins_io, long long* cc_io,
                                         const Slot* inp, Py_ssize_t n, Py_ssize_t w, Slot* out,
-                                        int kind) noexcept nogil:
-    """Non-Inv ``window_array`` loop on local copies of the state; precondition: the ring holds at least ``w``
-    slots, so it never grows (the deque never exceeds the window). Two phases: filling (no eviction), then the
-    steady state (``_nv_steady``). ⊗ count as the reference's linear scan: one per popped node (all pushes minus
-    the nodes left and the head evictions) plus one per scan stopped by a node."""
+                                        int kind, SwagNvNode* sc, Py_ssize_t smask) noexcept nogil:
+    """Non-Inv ``window_array`` loop: ``swag_nv_steady`` over all ``n`` items on a scratch ring ``sc`` of at least
+    ``w + 3`` nodes (``smask`` + 1, a power of two); the deque is copied in and back (O(deque size)).
+    Preconditions: the window holds at most ``w`` partials and the ring ``q`` at least ``w`` slots, so it never
+    grows (the deque never exceeds the window). While the window is filling no node has the sequence number
+    ``seq − w`` that the kernel evicts (all are ≥ ``first``), so one loop serves both phases. ⊗ count as the
+    reference's linear scan: one per popped node (all pushes minus the nodes left and the head evictions) plus
+    one per scan stopped by a node."""
     cdef Slot* vals = q.vals
     cdef int64_t* seqs = q.seqs
-    cdef Py_ssize_t mask = q.size - 1, hp = q.head, tp = q.head + q.m, i = 0, t2, hp0, m0, k
-    cdef int64_t first = first_io[0], ins = ins_io[0]
+    cdef Py_ssize_t mask = q.size - 1, m0 = q.m, m1, j, shp = 2, stp
     cdef long long cc = cc_io[0]
-    cdef Slot v
-    while i < n and ins - first < w:  # filling: no eviction
-        v = inp[i]
-        t2 = _nv_pop_tail(vals, hp, tp, mask, v, kind)
-        cc += (tp - t2) + (t2 > hp)
-        vals[t2 & mask] = v
-        seqs[t2 & mask] = ins
-        tp = t2 + 1
-        ins += 1
-        out[i] = vals[hp & mask]
-        i += 1
-    if i < n and ins - first == w:
-        hp0 = hp
-        m0 = tp - hp
-        k = n - i
-        cc += _nv_steady(vals, seqs, mask, &hp, &tp, ins, inp + i, k, out + i, w, kind)
-        cc += (k + m0) - (tp - hp) - (hp - hp0)  # popped nodes: pushed + before − left − evicted at the head
-        ins += k
-        first += k
-        i = n
-    q.head = hp & mask
-    q.m = tp - hp
-    first_io[0] = first
-    ins_io[0] = ins
+    for j in range(m0):  # into the kernel's ring, head at position 2 (the two guard slots below it)
+        sc[(2 + j) & smask].key = swag_nv_key(kind, vals[(q.head + j) & mask].i)
+        sc[(2 + j) & smask].seq = seqs[(q.head + j) & mask]
+        sc[(2 + j) & smask].bits = vals[(q.head + j) & mask].i
+    stp = 2 + m0
+    if m0 == 0:
+        sc[2 & smask].seq = INT64_MIN  # the first eviction test must not match a stale slot
+    cc += swag_nv_steady(sc, smask, &shp, &stp, ins_io[0], <const int64_t*>inp, n, <int64_t*>out, w, kind)
+    cc += (n + m0) - (stp - shp) - (shp - 2)  # popped nodes: pushed + before − left − evicted at the head
+    m1 = stp - shp
+    for j in range(m1):  # back into the ring, head at slot 0
+        vals[j].i = sc[(shp + j) & smask].bits
+        seqs[j] = sc[(shp + j) & smask].seq
+    q.head = 0
+    q.m = m1
+    first_io[0] = ins_io[0] + n - min(w, ins_io[0] + n - first_io[0])
+    ins_io[0] += n
     cc_io[0] = cc
     return n
 
@@ -303,7 +366,10 @@ cdef Py_ssize_t _pow2_at_least(Py_ssize_t n) noexcept:
 
 @cython.final
 cdef class SlickDequeNonInv:
-    """SlickDeque (Non-Inv) (paper 001 Algorithm 2), compiled; same API, snapshots and ``combine_count`` as
+    """SlickDequeNonInv(monoid, ranges=None)
+--
+
+    SlickDeque (Non-Inv) (paper 001 Algorithm 2), compiled; same API, snapshots and ``combine_count`` as
     ``swagkit.reference.SlickDequeNonInv``. Selective monoids only."""
 
     algorithm = "slickdeque_noninv"
@@ -407,15 +473,30 @@ cdef class SlickDequeNonInv:
         return n
 
     cdef Py_ssize_t _window_run(self, const Slot* inp, Py_ssize_t n, Py_ssize_t w, Slot* out) noexcept nogil:
-        """Precondition: ``ring.size ≥ w`` (see ``_window_array``)."""
+        """Precondition: ``ring.size ≥ w`` (see ``_window_array``). Returns how many items were done (0 when the
+        kernel's scratch ring cannot be allocated; nothing changed then)."""
         cdef Ring* q = &self.q
+        cdef Py_ssize_t size = 16, done
+        cdef SwagNvNode* sc
+        while size < w + 3:
+            size *= 2
+        sc = <SwagNvNode*>malloc(size * sizeof(SwagNvNode))
+        if sc == NULL:
+            return 0
         if self.kind == K_MAX_F:
-            return _nv_window_local(q, &self.first, &self.inserted, &self.combine_count, inp, n, w, out, K_MAX_F)
+            done = _nv_window_local(q, &self.first, &self.inserted, &self.combine_count, inp, n, w, out, K_MAX_F,
+                                    sc, size - 1)
         elif self.kind == K_MIN_F:
-            return _nv_window_local(q, &self.first, &self.inserted, &self.combine_count, inp, n, w, out, K_MIN_F)
+            done = _nv_window_local(q, &self.first, &self.inserted, &self.combine_count, inp, n, w, out, K_MIN_F,
+                                    sc, size - 1)
         elif self.kind == K_MAX_I:
-            return _nv_window_local(q, &self.first, &self.inserted, &self.combine_count, inp, n, w, out, K_MAX_I)
-        return _nv_window_local(q, &self.first, &self.inserted, &self.combine_count, inp, n, w, out, K_MIN_I)
+            done = _nv_window_local(q, &self.first, &self.inserted, &self.combine_count, inp, n, w, out, K_MAX_I,
+                                    sc, size - 1)
+        else:
+            done = _nv_window_local(q, &self.first, &self.inserted, &self.combine_count, inp, n, w, out, K_MIN_I,
+                                    sc, size - 1)
+        free(sc)
+        return done
 
     cdef Py_ssize_t _insert_run(self, const Slot* inp, Py_ssize_t n) noexcept nogil:
         cdef Py_ssize_t i
@@ -453,7 +534,7 @@ cdef class SlickDequeNonInv:
         self.inserted += 1
         return 0
 
-    def insert(self, value):
+    def insert(self, value: Any) -> None:
         """Evict (capacity mode, window full), dominance pops, push. ≤ deque-size ⊗, amortized ≤ 2."""
         cdef Slot v
         if self.kind != K_GENERIC:
@@ -463,7 +544,7 @@ cdef class SlickDequeNonInv:
         else:
             self._insert_g(self._lift(value))
 
-    def insert_many(self, values):
+    def insert_many(self, values: Iterable[In]) -> None:
         """Insert each of ``values`` in order (same ⊗ sequence as that many ``insert`` calls); a C loop over the raw
         buffer for ``array.array``/``memoryview`` input of a typed kind (an invalid item raises after the valid
         ones before it were inserted, as with one-by-one inserts)."""
@@ -491,13 +572,13 @@ cdef class SlickDequeNonInv:
             for x in values:
                 self._insert_g(lift(x))
 
-    def evict(self):
+    def evict(self) -> None:
         """Remove the oldest partial (pop the head iff it is that partial). 0 ⊗."""
         if self.inserted == self.first:
             raise EmptyWindowError("slickdeque_noninv: evict() on an empty window")
         self._evict_one()
 
-    def evict_many(self, count):
+    def evict_many(self, count: int) -> None:
         """Evict the ``count`` oldest partials; ``EmptyWindowError`` (nothing evicted) beyond the size."""
         cdef Py_ssize_t k
         if count < 0:
@@ -515,13 +596,13 @@ cdef class SlickDequeNonInv:
             return <object>s.o
         return box(self.kind, s)
 
-    def query(self):
+    def query(self) -> Any:
         """The head's value (the whole window), lowered. 0 ⊗."""
         if self.q.m == 0:
             return self._lower(self._one)
         return self._lower(self._val(0))
 
-    def query_range(self, r):
+    def query_range(self, r: int) -> Any:
         """The newest ``min(r, n)`` partials, lowered (first node with ``seq > t − r``). 0 ⊗."""
         cdef Py_ssize_t i = 0
         cdef int64_t limit
@@ -536,7 +617,7 @@ cdef class SlickDequeNonInv:
             i += 1
         return self._lower(self._val(i))
 
-    def query_all(self):
+    def query_all(self) -> dict[int, Any]:
         """``{r: query_range(r)}`` for every registered range, longest first, in one pass (cursor carried)."""
         cdef Py_ssize_t i = 0
         cdef int64_t t = self.inserted - 1, rr
@@ -552,12 +633,22 @@ cdef class SlickDequeNonInv:
             out[r] = lower(self._val(i))
         return out
 
-    def step(self, value):
+    def query_runs(self) -> list[tuple[int, Any]]:
+        """``[(r, answer), …]`` for every range at once, one pair per node from the tail (``r = 1``) to the head;
+        range ``ρ`` is answered by the last pair with ``r ≤ ρ``. O(deque size), 0 ⊗."""
+        cdef Py_ssize_t i
+        cdef int64_t t = self.inserted - 1
+        lower = self._lower
+        if self.q.m == 0:
+            return [(1, lower(self._one))]
+        return [(t - self.q.seqs[ring_idx(&self.q, i)] + 1, lower(self._val(i))) for i in range(self.q.m - 1, -1, -1)]
+
+    def step(self, value: Any) -> dict[int, Any]:
         """``insert(value)`` then ``query_all()``."""
         self.insert(value)
         return self.query_all()
 
-    def snapshot(self):
+    def snapshot(self) -> SlickDequeNonInvState:
         cdef Py_ssize_t i
         nodes = tuple((self.q.seqs[ring_idx(&self.q, i)], self._val(i)) for i in range(self.q.m))
         return SlickDequeNonInvState(self.capacity, nodes, self.first, self.inserted, self.ranges)
@@ -576,7 +667,10 @@ cdef class SlickDequeNonInv:
 
 @cython.final
 cdef class SlickDequeInv:
-    """SlickDeque (Inv) (paper 001 Algorithm 1), compiled; same API, snapshots, ``combine_count`` and
+    """SlickDequeInv(monoid, ranges=None, *, recompute_every=None)
+--
+
+    SlickDeque (Inv) (paper 001 Algorithm 1), compiled; same API, snapshots, ``combine_count`` and
     ``inverse_count`` as ``swagkit.reference.SlickDequeInv``. Invertible monoids, or ``sum_f64`` with periodic
     recomputation."""
 
@@ -836,7 +930,7 @@ cdef class SlickDequeInv:
         self._tick()
         return 0
 
-    def insert(self, value):
+    def insert(self, value: Any) -> None:
         """Plain: ``agg ← agg ⊗ v`` (1 ⊗). Multi-query: ``ans_R ← inv(partials[currPos − R]) ⊗ (ans_R ⊗ v)``
         for every range (2 ⊗ per range), then ``partials[currPos] ← v``."""
         cdef Slot v
@@ -847,7 +941,7 @@ cdef class SlickDequeInv:
         else:
             self._insert_g(self._lift(value))
 
-    def insert_many(self, values):
+    def insert_many(self, values: Iterable[In]) -> None:
         """Insert each of ``values`` in order (same ⊗ sequence as that many ``insert`` calls)."""
         cdef Slot v
         if self.kind != K_GENERIC:
@@ -893,13 +987,13 @@ cdef class SlickDequeInv:
         self._tick()
         return 0
 
-    def evict(self):
+    def evict(self) -> None:
         """Remove the oldest partial (``inv(old) ⊗`` every aggregate covering it; an emptied window resets)."""
         if self.n == 0:
             raise EmptyWindowError("slickdeque_inv: evict() on an empty window")
         self._evict()
 
-    def evict_many(self, count):
+    def evict_many(self, count: int) -> None:
         """Evict the ``count`` oldest partials; ``EmptyWindowError`` (nothing evicted) beyond the size."""
         cdef Py_ssize_t i
         if count < 0:
@@ -968,13 +1062,13 @@ cdef class SlickDequeInv:
 
     # ------------------------------------------------------------------------------------------------------------
 
-    def query(self):
+    def query(self) -> Any:
         """The whole window, lowered. 0 ⊗."""
         if self.cap == 0:
             return self._lower(self._box(self.agg))
         return self._lower(self._box(self.answers[0]))
 
-    def query_range(self, r):
+    def query_range(self, r: int) -> Any:
         """The newest ``min(r, n)`` partials, lowered; ``r`` must be a registered range. 0 ⊗."""
         cdef Py_ssize_t j
         if self.cap != 0 and not isinstance(r, bool) and isinstance(r, int):
@@ -983,18 +1077,18 @@ cdef class SlickDequeInv:
                     return self._lower(self._box(self.answers[j]))
         raise ValueError(f"slickdeque_inv answers only its registered ranges {list(self.ranges)}, not {r!r}")
 
-    def query_all(self):
+    def query_all(self) -> dict[int, Any]:
         """``{r: query_range(r)}`` for every registered range, longest first. 0 ⊗."""
         cdef Py_ssize_t j
         lower = self._lower
         return {self.ranges[j]: lower(self._box(self.answers[j])) for j in range(self.k)}
 
-    def step(self, value):
+    def step(self, value: Any) -> dict[int, Any]:
         """``insert(value)`` then ``query_all()``."""
         self.insert(value)
         return self.query_all()
 
-    def snapshot(self):
+    def snapshot(self) -> SlickDequeInvState:
         cdef Py_ssize_t i, j
         if self.cap == 0:
             return SlickDequeInvState(None, tuple(self._window()), 0, 0, ((None, self._box(self.agg)),), self.n)

@@ -48,6 +48,6 @@ class SlickRange(_RefSlickRange):
         *,
         maximum: Monoid[Any, Any, Any] | None = None,
         minimum: Monoid[Any, Any, Any] | None = None,
-        noninv: Callable[..., Any] | None = None,
+        noninv: Callable[..., Any] = SlickDequeNonInv,
     ) -> None:
-        super().__init__(ranges, maximum=maximum, minimum=minimum, noninv=noninv or SlickDequeNonInv)
+        super().__init__(ranges, maximum=maximum, minimum=minimum, noninv=noninv)

@@ -12,6 +12,7 @@ Paper 004's approximate structures over out-of-order streams take no monoid: :cl
 from .daba import DABA
 from .daba_lite import DABALite
 from .driver import window_array
+from .fiba import FiBA, FiBALoop
 from .flatfat import FlatFAT
 from .flatfit import FlatFIT
 from .reactive import ReactiveAggregator
@@ -24,4 +25,6 @@ from .value_division import ValueDivision
 from .window_count import SlidingWindowCount
 from .window_quantiles import SlidingWindowQuantiles
 
-__all__ = ["Recalc", "TwoStacks", "TwoStacksLite", "DABA", "DABALite", "SlickDequeInv", "SlickDequeNonInv", "SlickRange", "FlatFAT", "ReactiveAggregator", "FlatFIT", "window_array", "QDigest", "qdigest_monoid", "SlidingWindowCount", "SlidingWindowQuantiles", "ValueDivision"]
+__all__ = ["Recalc", "TwoStacks", "TwoStacksLite", "DABA", "DABALite", "SlickDequeInv", "SlickDequeNonInv", "SlickRange", "FlatFAT", "ReactiveAggregator", "FlatFIT", "window_array"]
+__all__ += ["FiBA", "FiBALoop"]
+__all__ += ["QDigest", "qdigest_monoid", "SlidingWindowCount", "SlidingWindowQuantiles", "ValueDivision"]

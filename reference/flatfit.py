@@ -48,6 +48,13 @@ Choices where the papers leave details open (each named with the sentence that l
    ``Positions`` is emptied in a ``finally``; a ⊗ that raises mid-query therefore leaves a valid state (some
    ranges already stitched, the rest untouched), so the aggregator stays usable.
 
+6. *Several queries on one structure.* 001 §2 says FlatFIT "supports multiple queries and reuses partial results
+   across queries" without saying how. ``query_range(r)`` runs :meth:`query`'s traversal from the slot ``r``
+   before ``tail``, stitching to ``tail`` as usual. Its stitched range may cross an older one (a range query
+   starting inside it), so pointer ranges are no longer nested; every range still holds the aggregate of exactly
+   its elements, which is all a traversal needs. Answering ranges 1..n longest first after each insert costs at
+   most n − 1 ⊗ per step (001 §4's max-multi count; checked in ``tests/test_flatfit.py``).
+
 Complexity: 2n stored values (n partial aggregates and n pointers, 000 §8.1) in a buffer of at most
 ``max(2, 4n)`` slots. ``insert`` and ``evict``: no ⊗. ``query``: at most n − 1 ⊗ (worst case O(n), reached after n
 inserts without a query), amortized O(1) as 000 §8.1 states. Our exact amortized claim,
@@ -137,10 +144,28 @@ class FlatFIT(InOrderAggregator[Any, Any, Any]):
         self._enter()
         if self.size == 0:
             return self.monoid.lower(self._one)
+        return self.monoid.lower(self._stitch_from(self.head))
+
+    def query_range(self, r: int) -> Any:
+        """The newest ``min(r, n)`` elements, lowered: the traversal of :meth:`query` started ``min(r, n)`` slots
+        before ``tail`` (FlatFIT answers several ranges from one structure, 001 §2). At most ``min(r, n) − 1`` ⊗;
+        the slots it stitches then point to ``tail``, so ranges 1..n answered longest first after each insert
+        cost at most n − 1 ⊗ per step together (001 §4's max-multi count)."""
+        if isinstance(r, bool) or not isinstance(r, int) or r < 1:
+            raise ValueError(f"range must be an int ≥ 1, got {r!r}")
+        self._enter()
+        if self.size == 0:
+            return self.monoid.lower(self._one)
+        start = (self.tail - min(r, self.size)) % self.capacity
+        return self.monoid.lower(self._stitch_from(start))
+
+    def _stitch_from(self, start: int) -> Any:
+        """Follow the pointers from ``start`` to ``tail`` pushing slots, then pop them stitching each range up to
+        ``tail``; returns the aggregate of slots ``start … tail−1``."""
         P, Q, stack, tail = self.Partials, self.Pointers, self.Positions, self.tail
         self._busy = True
         try:
-            i = self.head
+            i = start
             while Q[i] != tail:
                 stack.append(i)
                 i = Q[i]
@@ -154,7 +179,7 @@ class FlatFIT(InOrderAggregator[Any, Any, Any]):
         finally:
             stack.clear()
             self._busy = False
-        return self.monoid.lower(acc)
+        return acc
 
     def __len__(self) -> int:
         return self.size

@@ -295,6 +295,20 @@ class SlickDequeNonInv(InOrderAggregator[Any, Any, Any]):
             out[r] = lower(val)
         return out
 
+    def query_runs(self) -> list[tuple[int, Any]]:
+        """Every range's answer at once, in O(deque size): ``[(r, answer), …]`` with increasing ``r``, one pair
+        per node from the tail to the head; range ``ρ ≥ 1`` is answered by the last pair with ``r ≤ ρ``.
+
+        Node ``k`` (sequence number ``p_k``) answers exactly the ranges ``t − p_k < ρ ≤ t − p_(k−1)`` (notes N5),
+        so its pair starts at ``r = t − p_k + 1``; the tail (``p = t``) starts at 1 and the head answers every
+        longer range, including ranges beyond the window. With W = n registered ranges (the paper's max-multi
+        case) this costs as much as the deque holds, not as many queries as are registered. 0 ⊗."""
+        lower = self.monoid.lower
+        if not self.nodes:
+            return [(1, lower(self._one))]
+        t = self.inserted - 1
+        return [(t - seq + 1, lower(val)) for seq, val in reversed(self.nodes)]
+
     def step(self, value: Any) -> dict[int, Any]:
         """One iteration of the paper's loop: ``insert(value)`` then ``query_all()``."""
         self.insert(value)

@@ -4,6 +4,8 @@
 * :mod:`.library` -- the papers' operators as monoids.
 * :mod:`.adt` -- the FIFO SWAG ADT model (:class:`FifoSwag`, also the ``recalc`` algorithm) and
   :class:`TimestampedWindow`.
+* :mod:`.ooo` -- the out-of-order timestamped window ADT model (:class:`~swagkit.spec.ooo.TimedWindow`) of FiBA;
+  :mod:`.fiba` / :mod:`.fiba_budgets` -- FiBA's split decomposition (Claim 1) and operation budgets.
 * :mod:`.snapshots` -- plain state snapshots; :mod:`.checkers` -- per-algorithm invariant checkers;
   :mod:`.budgets` -- combine-call budgets and space claims from the theorems.
 """
@@ -43,3 +45,7 @@ __all__ = [
     "ModelMismatch",
     "UnsupportedMonoidError",
 ]
+
+from .ooo import TimedWindow  # noqa: E402  (the out-of-order ADT, paper 003)
+
+__all__ += ["TimedWindow"]

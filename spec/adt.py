@@ -119,6 +119,11 @@ class TimestampedWindow:
     """
 
     def __init__(self, aggregator: FifoAggregator) -> None:
+        if isinstance(aggregator, Monoid):
+            raise TypeError(
+                "TimestampedWindow wraps a FIFO aggregator, not a monoid: TimestampedWindow(DABALite(monoid)) "
+                "or TimestampedWindow(FifoSwag(monoid))"
+            )
         if len(aggregator) != 0:
             raise ValueError("TimestampedWindow needs an empty aggregator (its timestamps would be unknown)")
         self.aggregator = aggregator

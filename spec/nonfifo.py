@@ -90,6 +90,11 @@ class OrderedMultisetWindow(Generic[In, Agg, Out]):
                 return
         raise InvalidHandleError(f"remove({handle!r}): no live element has this handle")
 
+    @property
+    def next_handle(self) -> Handle:
+        """The handle the next insertion will return."""
+        return self._next
+
     def oldest_handle(self) -> Handle:
         if not self._items:
             raise EmptyWindowError("oldest_handle() on an empty window")

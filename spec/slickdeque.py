@@ -36,8 +36,8 @@ __all__ = [
     "F64_UNIT_ROUNDOFF",
 ]
 
-#: algorithms that accept every monoid (named in UnsupportedMonoidError messages)
-GENERAL_ALGORITHMS = ("daba_lite", "two_stacks_lite", "daba", "two_stacks")
+#: FIFO algorithms that accept every monoid (named in UnsupportedMonoidError messages)
+GENERAL_ALGORITHMS = ("daba_lite", "two_stacks_lite", "daba", "two_stacks", "reactive", "flatfit")
 
 #: unit roundoff of IEEE-754 binary64 (round to nearest)
 F64_UNIT_ROUNDOFF = 2.0**-53

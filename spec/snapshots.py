@@ -148,3 +148,62 @@ class FlatFITState:
     tail: int
     size: int
     positions: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class FiBANodeState:
+    """One node of a finger B-tree aggregator (003 §3.2) as plain data.
+
+    ``times``/``values`` are the node's a−1 entries (values lifted), ``children`` its a children (``()`` for a
+    leaf), ``agg`` its stored partial aggregate, ``left_spine``/``right_spine`` its two flags. ``count`` is the
+    number of entries ``agg`` covers (a swagkit addition: the same position-dependent kind as ``agg``, over the
+    counting monoid, so ``len()`` stays O(1) after a bulk eviction). ``id`` numbers
+    the nodes of one snapshot in preorder (root 0); ``parent`` is the id of the node the *parent pointer*
+    designates (``None``: no parent, ``-1``: a node outside the tree), so parent links can be checked."""
+
+    id: int
+    parent: int | None
+    times: tuple[Any, ...]
+    values: tuple[Any, ...]
+    agg: Any
+    count: int
+    left_spine: bool
+    right_spine: bool
+    children: tuple["FiBANodeState", ...]
+
+    @property
+    def arity(self) -> int:
+        """a: the number of children of an internal node; entries + 1 for every node."""
+        return len(self.times) + 1
+
+    @property
+    def is_leaf(self) -> bool:
+        return not self.children
+
+    @property
+    def kind(self) -> str:
+        """Which of 003 §3.2's aggregates the node stores, by its flags: ``inner`` (Π|, the root -- or the
+        transient only child of a fresh root, on both spines), ``left`` (Π↙), ``right`` (Π↘) or ``up`` (Π↑)."""
+        if self.parent is None or (self.left_spine and self.right_spine):
+            return "inner"
+        if self.left_spine:
+            return "left"
+        if self.right_spine:
+            return "right"
+        return "up"
+
+
+@dataclass(frozen=True)
+class FiBAState:
+    """Finger B-tree aggregator (003 §3.2): minimum arity μ (``min_arity``; the maximum is 2μ), the tree from
+    ``root``, the node ids the ``left_finger`` and ``right_finger`` pointers designate (``-1``: a node outside
+    the tree) and the entry count ``size``."""
+
+    min_arity: int
+    root: FiBANodeState
+    left_finger: int
+    right_finger: int
+    size: int
+
+
+__all__ += ["FiBANodeState", "FiBAState"]

@@ -122,7 +122,7 @@ def test_skips_are_noted(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert code == 0
     skipped = len(registry.available_implementations("daba"))  # string_concat, once per implementation
-    assert f"skipped {skipped} combination(s): needs a invertible monoid" in out
+    assert f"skipped {skipped} combination(s): needs an invertible monoid" in out
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 """FlatFAT (paper 002 §4): the paper's fixtures, the update bound in its ceiling form (and a counterexample to the
 proof's floor form), prefix/suffix/aggregate against brute force with non-commutative and non-invertible
 monoids, last-write-wins bulk updates, validation that changes nothing, a Hypothesis state machine against a
-brute-force leaf list, and compiled-vs-reference differential runs (same answers bit for bit, snapshots, counts).
+brute-force leaf list (the registered ``tree`` machine), debug mode, and compiled-vs-reference differential runs (same answers bit for bit, snapshots, counts).
 """
 
 from __future__ import annotations
@@ -12,9 +12,6 @@ import random
 from typing import Any, Callable
 
 import pytest
-from hypothesis import HealthCheck, settings
-from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
 
 import swagkit.optimized as opt
 import swagkit.reference as ref
@@ -24,7 +21,9 @@ from swagkit.spec.errors import InvariantViolation
 from swagkit.spec.library import matrix2x2, max_count, max_f64, string_concat, sum_f64, sum_i64
 from swagkit.spec.monoid import Monoid
 from swagkit.spec.snapshots import FlatFATState
-from swagkit.verify import registry
+from swagkit.verify import checked, registry, run_machine
+from swagkit.verify.errors import BudgetExceededAt, InvariantViolationAt, ModelMismatchAt
+from swagkit.verify.tree import CheckedTree
 
 IMPLS = {"reference": ref.FlatFAT, "optimized": opt.FlatFAT, "fallback": _fallback.FlatFAT}
 
@@ -265,80 +264,46 @@ def test_same_public_api_as_reference() -> None:
 # ------------------------------------------------------------------------------------- stateful (Hypothesis)
 
 
-def make_flatfat_machine(impl: str, mname: str) -> type[RuleBasedStateMachine]:
-    from swagkit.spec.library import LIBRARY
-
-    cls = IMPLS[impl]
-    factory = LIBRARY[mname].factory
-    values = {
-        "string_concat": st.sampled_from(["a", "b", "c", "de", ""]),
-        "max_count": st.tuples(st.integers(0, 3), st.integers(1, 2)),
-        "max_f64": st.floats(allow_nan=False, width=64),
-        "matrix2x2": st.tuples(*[st.integers(-2, 2)] * 4),
-    }[mname]
-
-    class FlatFATMachine(RuleBasedStateMachine):
-        def __init__(self) -> None:
-            super().__init__()
-            self.monoid = factory()
-            self.f: Any = None
-            self.model: list[Any] = []
-
-        @precondition(lambda self: self.f is None)
-        @rule(k=st.integers(0, 6), data=st.data())
-        def new(self, k: int, data: st.DataObject) -> None:
-            n = 1 << k
-            vs = data.draw(st.lists(values, max_size=n))
-            self.f = cls(self.monoid, vs, n)
-            assert self.f.combine_count == n - 1
-            self.model = vs + [self.monoid.identity] * (n - len(vs))
-
-        @precondition(lambda self: self.f is not None)
-        @rule(data=st.data())
-        def update(self, data: st.DataObject) -> None:
-            n = len(self.model)
-            pairs = data.draw(st.lists(st.tuples(st.integers(0, n - 1), values), max_size=n + 2))
-            c0 = self.f.combine_count
-            self.f.update(pairs)
-            for loc, v in pairs:
-                self.model[loc] = v
-            m = len({loc for loc, _ in pairs})
-            if m:
-                assert self.f.combine_count - c0 <= ceil_bound(n, m)
-
-        @precondition(lambda self: self.f is not None)
-        @rule(data=st.data())
-        def queries(self, data: st.DataObject) -> None:
-            n = len(self.model)
-            i = data.draw(st.integers(0, n - 1))
-            m = self.monoid
-            c0 = self.f.combine_count
-            assert m.eq(self.f.prefix(i), brute(m, self.model, 0, i))
-            assert m.eq(self.f.suffix(i), brute(m, self.model, i, n - 1))
-            assert self.f.combine_count - c0 <= 2 * math.log2(n)
-            c0 = self.f.combine_count
-            assert m.eq(self.f.aggregate(), brute(m, self.model, 0, n - 1))
-            assert self.f.combine_count == c0
-
-        @invariant()
-        def tree_invariants(self) -> None:
-            if self.f is not None:
-                check_flatfat(self.f.snapshot(), self.monoid, self.model)
-
-    FlatFATMachine.__name__ = f"FlatFAT_{impl}_{mname}_Machine"
-    return FlatFATMachine
-
-
 @pytest.mark.parametrize("impl", ["reference", "optimized"])
-@pytest.mark.parametrize("mname", ["string_concat", "matrix2x2", "max_count", "max_f64"])
+@pytest.mark.parametrize("mname", ["string_concat", "matrix2x2", "max_count", "max_f64", "collect"])
 def test_flatfat_machine(impl: str, mname: str) -> None:
-    run_state_machine_as_test(
-        make_flatfat_machine(impl, mname),
-        settings=settings(
-            max_examples=30, stateful_step_count=20, deadline=None, database=None,
-            suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-        ),
-    )
+    """The registered ``tree`` machine (also run by ``swagkit verify``): model, invariants, exact update counts."""
+    stats = run_machine("flatfat", mname, impl, max_examples=25, steps=20, seed=3)
+    assert stats.examples > 0 and stats.steps > stats.examples
+
+
+def test_debug_mode_wraps_flatfat_and_catches_a_corrupted_node() -> None:
+    tree = ref.FlatFAT(string_concat(), list("abcd"))
+    w = checked(tree)
+    assert isinstance(w, CheckedTree)
+    w.update([(1, "x"), (3, "y"), (1, "z")])  # last write wins
+    assert w.aggregate() == "azcy" and w.prefix(1) == "az" and w.suffix(2) == "cy"
+    with pytest.raises(IndexError):
+        w.update([(0, "q"), (4, "r")])
+    assert w.leaves() == list("azcy")  # the failed batch wrote nothing
+    tree.T[2] = "broken"  # corrupt an internal node behind the wrapper's back
+    with pytest.raises(InvariantViolationAt) as err:
+        w.update([(3, "w")])
+    assert err.value.invariant == "node" and "update" in err.value.operation
+
+
+def test_debug_mode_catches_a_wrong_answer_and_an_over_budget_update() -> None:
+    class WrongPrefix(ref.FlatFAT):
+        def prefix(self, i: int) -> Any:
+            return super().prefix(max(0, i - 1))
+
+    w = checked(WrongPrefix(string_concat(), list("abcd")), algorithm="flatfat")
+    with pytest.raises(ModelMismatchAt):
+        w.prefix(2)
+
+    class Wasteful(ref.FlatFAT):
+        def update(self, pairs: Any) -> None:
+            super().update(pairs)
+            self.combine_count += 1  # one combine more than Algorithm 2 needs
+
+    w2 = checked(Wasteful(string_concat(), list("abcd")), algorithm="flatfat")
+    with pytest.raises(BudgetExceededAt):
+        w2.update([(0, "x")])
 
 
 def test_exhaustive_helper_agrees_with_itertools() -> None:

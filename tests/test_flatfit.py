@@ -306,11 +306,11 @@ CORRUPTIONS: list[tuple[str, Callable[[FlatFITState], FlatFITState]]] = [
     ("pointers", lambda s: replace(s, pointers=_set(s.pointers, s.head, s.capacity))),
     ("pointers", lambda s: replace(s, pointers=_set(s.pointers, (s.tail - 1) % s.capacity, (s.tail + 1) % s.capacity))),
     (
-        "nesting",  # offset 1 now covers [1, 7), crossing offset 0's [0, 6); its own partial is consistent
+        "partials",  # offset 1 now covers [1, 7), crossing offset 0's [0, 6), with a wrong partial
         lambda s: replace(
             s,
             pointers=_set(s.pointers, (s.head + 1) % s.capacity, s.tail),
-            partials=_set(s.partials, (s.head + 1) % s.capacity, "fghijk"),
+            partials=_set(s.partials, (s.head + 1) % s.capacity, "fghij"),
         ),
     ),
     ("partials", lambda s: replace(s, partials=_set(s.partials, s.head, s.partials[s.head][::-1]))),
@@ -328,6 +328,42 @@ def test_checker_names_each_invariant(invariant: str, corrupt: Callable[[FlatFIT
     err = info.value
     assert err.invariant == invariant and err.algorithm == "flatfit"
     assert err.state == bad and err.wording == WORDING[invariant]
+
+
+def test_checker_accepts_crossing_ranges_with_right_partials() -> None:
+    """A range query stitches from mid-window to ``tail``, which may cross an older range: still a valid state."""
+    state, window = _healthy()
+    crossing = replace(
+        state,
+        pointers=_set(state.pointers, (state.head + 1) % state.capacity, state.tail),
+        partials=_set(state.partials, (state.head + 1) % state.capacity, "fghijk"),
+    )
+    CHECKERS["flatfit"](crossing, string_concat(), window)
+    a = ref.FlatFIT(string_concat())
+    a.insert_many("abcdef")
+    assert a.query_range(4) == "cdef" and a.query() == "abcdef"
+    a.insert("g")
+    assert a.query_range(3) == "efg"  # stitches e…g across the older range [a, g)
+    CHECKERS["flatfit"](a.snapshot(), string_concat(), list("abcdefg"))
+
+
+@pytest.mark.parametrize("impl", ["reference", "optimized"])
+def test_max_multi_step_costs_at_most_n_minus_1(impl: str) -> None:
+    """001 §4: with ranges 1..n all answered every step (longest first) FlatFIT keeps its structure updated, so
+    a step costs at most n − 1 ⊗ once the window is full."""
+    cls = ref.FlatFIT if impl == "reference" else opt.FlatFIT
+    rng = random.Random(5)
+    for n in (1, 2, 7, 32):
+        a = cls(string_concat())
+        for step in range(4 * n + 10):
+            if len(a) == n:
+                a.evict()
+            a.insert(rng.choice("abc"))
+            c0 = a.combine_count
+            for r in range(n, 0, -1):
+                a.query_range(r)
+            if step >= n:
+                assert a.combine_count - c0 <= max(0, n - 1), (n, step)
 
 
 def test_checker_detects_a_window_mismatch() -> None:

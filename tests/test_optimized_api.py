@@ -18,6 +18,11 @@ import swagkit.reference as ref
 from swagkit.optimized import _fallback
 
 CLASSES = ["TwoStacks", "TwoStacksLite", "DABA", "DABALite"]
+#: every class the reference exports (later algorithms are covered without editing this file)
+ALL_CLASSES = [n for n in ref.__all__ if isinstance(getattr(ref, n), type)]
+#: classes that are deliberately the reference's own code in every build (not worth compiling / a recipe)
+SHARED_WITH_REFERENCE = {"Recalc"}
+RECIPES = {"SlickRange"}  # a subclass of the reference recipe over compiled Non-Inv deques
 PURE = os.environ.get("SWAGKIT_PUREPYTHON", "") not in ("", "0")
 
 
@@ -53,6 +58,38 @@ def test_compiled_flag_matches_environment() -> None:
         for name in CLASSES:
             assert getattr(opt, name).__module__.startswith("swagkit.optimized._"), name
             assert getattr(opt, name) is not getattr(_fallback, name)
+
+
+@pytest.mark.parametrize("name", [n for n in ALL_CLASSES if n not in SHARED_WITH_REFERENCE | RECIPES])
+def test_every_class_comes_from_its_extension_when_compiled(name: str) -> None:
+    """``COMPILED`` means *every* extension is in use: a module that failed to build (the extensions are
+    optional, so the build itself succeeds) must not hide behind the pure-Python fallback."""
+    cls = getattr(opt, name)
+    if PURE or not opt.COMPILED:
+        assert issubclass(cls, getattr(ref, name)), f"{name}: the fallback subclasses the reference"
+        assert cls.__module__ == "swagkit.optimized._fallback", name
+        if os.environ.get("SWAGKIT_EXPECT_COMPILED") == "1":
+            assert PURE, "extensions were expected to be built and importable"
+    else:
+        assert cls.__module__.startswith("swagkit.optimized._") and cls.__module__ != "swagkit.optimized._fallback"
+        assert not issubclass(cls, getattr(ref, name)), f"{name} is the fallback although COMPILED is True"
+
+
+@pytest.mark.parametrize("name", ALL_CLASSES)
+def test_every_class_has_the_reference_public_api(name: str) -> None:
+    """Same public methods with the same signatures and the same constructor parameters as the reference."""
+    ref_cls = getattr(ref, name)
+    for cls in {getattr(opt, name), getattr(_fallback, name, getattr(opt, name))}:
+        ref_methods = _public_methods(ref_cls)
+        methods = _public_methods(cls)
+        assert sorted(methods) == sorted(ref_methods), name
+        for m, f in ref_methods.items():
+            assert inspect.signature(methods[m]) == inspect.signature(f), f"{name}.{m}"
+        # a default that is a class may be the implementation's own counterpart (SlickRange's ``noninv``)
+        assert [(n, k, d.__name__ if isinstance(d, type) else d) for n, k, d in _params(inspect.signature(cls))] == [
+            (n, k, d.__name__ if isinstance(d, type) else d) for n, k, d in _params(inspect.signature(ref_cls))
+        ], name
+        assert getattr(cls, "algorithm", None) == getattr(ref_cls, "algorithm", None), name
 
 
 @pytest.mark.parametrize("impl", ["resolved", "fallback"])

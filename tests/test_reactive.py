@@ -15,10 +15,8 @@ from dataclasses import fields, is_dataclass
 from typing import Any, Callable
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import settings
 from hypothesis import strategies as st
-from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, invariant, precondition, rule
-from hypothesis.stateful import run_state_machine_as_test
 
 import swagkit.optimized as opt
 import swagkit.reference as ref
@@ -31,6 +29,8 @@ from swagkit.spec.monoid import Monoid
 from swagkit.spec.nonfifo import InvalidHandleError, OrderedMultisetWindow
 from swagkit.spec.snapshots import ReactiveState
 from swagkit.verify import checked, registry
+from swagkit.verify.debug import CheckedNonFifoAggregator
+from swagkit.verify.runner import describe_exception
 from swagkit.verify.machine import run_machine
 from swagkit.verify.strategies import strategy_for
 
@@ -451,109 +451,45 @@ def test_budget_bounds_and_amortized_rebuild_work() -> None:
 # ------------------------------------------------------------------------------- non-FIFO state machine
 
 
-def make_nonfifo_machine(impl: str, mname: str) -> type[RuleBasedStateMachine]:
-    cls = IMPLS[impl]
-    factory = LIBRARY[mname].factory
-    values = strategy_for(mname)
-
-    class NonFifoMachine(RuleBasedStateMachine):
-        live = Bundle("live")
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.monoid = factory()
-            self.ra = cls(self.monoid)
-            self.model: OrderedMultisetWindow[Any, Any, Any] = OrderedMultisetWindow(self.monoid)
-            self.meter = BudgetMeter(BUDGETS["reactive"])
-
-        @precondition(lambda self: len(self.model) < 60)
-        @rule(target=live, value=values)
-        def insert(self, value: Any) -> int:
-            n, c0 = len(self.ra), self.ra.combine_count
-            h = self.ra.insert_with_handle(value)
-            self.meter.record("insert", n, self.ra.combine_count - c0)
-            assert h == self.model.insert_with_handle(value)
-            return h
-
-        @rule(handle=consumes(live))
-        def remove(self, handle: int) -> None:
-            n, c0 = len(self.ra), self.ra.combine_count
-            if handle in self.model.handles():
-                self.ra.remove(handle)
-                self.model.remove(handle)
-                self.meter.record("evict", n, self.ra.combine_count - c0)  # same bound as evict
-            else:  # already evicted from the front
-                before = self.ra.snapshot()
-                with pytest.raises(InvalidHandleError):
-                    self.ra.remove(handle)
-                assert self.ra.snapshot() == before
-
-        @precondition(lambda self: len(self.model) > 0)
-        @rule()
-        def evict(self) -> None:
-            n, c0 = len(self.ra), self.ra.combine_count
-            self.ra.evict()
-            self.model.evict()
-            self.meter.record("evict", n, self.ra.combine_count - c0)
-
-        @rule(vs=st.lists(values, max_size=12))
-        def insert_many(self, vs: list[Any]) -> None:
-            assert self.ra.insert_many_with_handles(vs) == [self.model.insert_with_handle(v) for v in vs]
-
-        @rule(data=st.data())
-        def batch(self, data: st.DataObject) -> None:
-            events: list[tuple[Any, ...]] = []
-            sim = list(self.model.handles())
-            nxt = self.model._next
-            for _ in range(data.draw(st.integers(0, 8))):
-                choice = data.draw(st.sampled_from(["insert", "evict", "remove"]))
-                if choice == "insert":
-                    v = data.draw(values)
-                    events.append(("insert", v))
-                    sim.append(nxt)
-                    nxt += 1
-                elif choice == "evict" and sim:
-                    events.append(("evict",))
-                    sim.pop(0)
-                elif choice == "remove" and sim:
-                    h = data.draw(st.sampled_from(sim))
-                    events.append(("remove", h))
-                    sim.remove(h)
-            out = self.ra.batch(events)
-            for ev, got in zip(events, out):
-                if ev[0] == "insert":
-                    assert got == self.model.insert_with_handle(ev[1])
-                elif ev[0] == "evict":
-                    self.model.evict()
-                else:
-                    self.model.remove(ev[1])
-            assert self.model.handles() == sim
-
-        @invariant()
-        def agrees(self) -> None:
-            c0 = self.ra.combine_count
-            got = self.ra.query()
-            self.meter.record("query", len(self.ra), self.ra.combine_count - c0)
-            want = self.model.query()
-            assert got == want or self.monoid.eq(got, want)
-            assert self.ra.handles() == self.model.handles()
-            check_reactive(self.ra.snapshot(), self.monoid, self.model.values())
-            self.meter.check_space(self.ra.snapshot(), len(self.ra))
-
-    NonFifoMachine.__name__ = f"Reactive_{impl}_{mname}_NonFifoMachine"
-    return NonFifoMachine
-
-
 @pytest.mark.parametrize("impl", list(IMPLS))
 @pytest.mark.parametrize("mname", ["string_concat", "matrix2x2", "max_count", "max_f64"])
-def test_nonfifo_machine(impl: str, mname: str) -> None:
-    run_state_machine_as_test(
-        make_nonfifo_machine(impl, mname),
-        settings=settings(
-            max_examples=30, stateful_step_count=50, deadline=None, database=None,
-            suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
-        ),
-    )
+def test_nonfifo_rules_of_the_shared_machine(impl: str, mname: str) -> None:
+    """The registered machine gives the Reactive Aggregator the non-FIFO rules (remove by handle, dead handles,
+    remove_many, batch) checked by CheckedNonFifoAggregator against OrderedMultisetWindow."""
+    impl_id = "reference" if impl == "reference" else "optimized"
+    if impl == "fallback":
+        cls = IMPLS[impl]
+        info = registry.AlgorithmInfo("reactive_fallback_probe", "ReactiveAggregator", "probe", "-", "reactive",
+                                      "reactive")
+        with registry.registered(info, {"reference": cls}):
+            stats = run_machine(info.id, mname, "reference", max_examples=15, steps=40, seed=2)
+    else:
+        stats = run_machine("reactive", mname, impl_id, max_examples=15, steps=40, seed=2)
+    assert stats.steps > stats.examples
+
+
+def test_debug_mode_follows_handles_and_catches_a_wrong_removal() -> None:
+    w = checked(ref.ReactiveAggregator(string_concat()))
+    assert isinstance(w, CheckedNonFifoAggregator)
+    hs = w.insert_many_with_handles("abcd")
+    w.remove(hs[1])
+    assert w.query() == "acd" and w.handles() == [0, 2, 3]
+    assert w.batch([("insert", "e"), ("remove", 2), ("evict",)]) == [4, None, None] and w.query() == "de"
+    with pytest.raises(InvalidHandleError):
+        w.remove(hs[1])  # already gone: raises, changes nothing
+    assert w.query() == "de"
+
+    class RemovesTheOldest(ref.ReactiveAggregator):
+        def remove(self, handle: Any) -> None:
+            if handle in self.where:
+                handle = min(self.where)
+            super().remove(handle)
+
+    info = registry.AlgorithmInfo("reactive_planted", "ReactiveAggregator", "planted", "-", "reactive", "reactive")
+    with registry.registered(info, {"reference": RemovesTheOldest}):
+        with pytest.raises(Exception) as err:
+            run_machine(info.id, "string_concat", "reference", max_examples=60, steps=40, seed=0)
+    assert "after remove(" in describe_exception(err.value)  # names the operation that broke it
 
 
 # ---------------------------------------------------------------------------------- differential (compiled)

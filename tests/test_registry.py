@@ -113,7 +113,7 @@ def test_required_properties() -> None:
             registry.create("needs_inverse", "string_concat")
         assert registry.create("needs_inverse", "sum", check=False).algorithm == "daba"
         skips = {c.monoid: c.skip for c in registry.combos(["needs_inverse"], ["sum", "string_concat"], ["reference"])}
-        assert skips == {"sum": None, "string_concat": "needs a invertible monoid"}
+        assert skips == {"sum": None, "string_concat": "needs an invertible monoid"}
     assert "needs_inverse" not in registry.ALGORITHMS
 
 

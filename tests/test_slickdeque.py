@@ -165,6 +165,11 @@ def test_noninv_multi_query_matches_brute_force(impl: types.ModuleType, ranges: 
         assert agg.query() == _brute(m, window, w)
         for r in range(1, w + 3):
             assert agg.query_range(r) == _brute(m, window, r)
+        runs = agg.query_runs()  # every range at once, one pair per deque node
+        assert len(runs) == max(1, len(agg.snapshot().nodes))
+        assert [r for r, _ in runs] == sorted({r for r, _ in runs}) and runs[0][0] == 1
+        for r in range(1, w + 3):
+            assert [a for start, a in runs if start <= r][-1] == _brute(m, window, r)
 
 
 @pytest.mark.parametrize("impl", IMPLS)

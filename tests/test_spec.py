@@ -257,3 +257,12 @@ def test_timestamped_window(impl: types.ModuleType, cls: str) -> None:
     assert w.evict_older_than(3) == 0
     w.evict()
     assert (w.query(), len(w)) == (100, 1)
+
+
+def test_timestamped_window_rejects_a_monoid_and_a_non_empty_aggregator() -> None:
+    with pytest.raises(TypeError, match="not a monoid"):
+        TimestampedWindow(sum_monoid())  # type: ignore[arg-type]
+    agg = FifoSwag(sum_monoid())
+    agg.insert(1)
+    with pytest.raises(ValueError, match="empty aggregator"):
+        TimestampedWindow(agg)

@@ -241,7 +241,7 @@ def spark_stage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     (:mod:`swagkit.verify.spark`). Covers the FIFO algorithms both implementations provide."""
     from . import spark
 
-    fifo = spark.fifo_algorithms()
+    fifo = spark.differential_algorithms(args.algorithm)  # FIFO, and FiBA (swagkit.verify.spark_ooo)
     algos = [a for a in (args.algorithm or fifo) if a in fifo]
     # an optimized class that *is* the reference class (e.g. recalc) has nothing to be compared with
     algos = [a for a in algos if registry.resolve_class(a, "optimized") not in (None, registry.resolve_class(a))]

@@ -40,12 +40,25 @@ from swagkit.spec.adt import FifoSwag
 from swagkit.spec.budgets import BUDGETS, Budget, BudgetMeter, stored_aggregates
 from swagkit.spec.checkers import CHECKERS
 from swagkit.spec.errors import BudgetExceeded, EmptyWindowError, InvariantViolation, ModelMismatch
-from swagkit.spec.monoid import Monoid
+from swagkit.spec.monoid import Monoid, fold
+from swagkit.spec.nonfifo import Handle, InvalidHandleError, OrderedMultisetWindow
 
 from . import registry
 from .errors import BudgetExceededAt, InvariantViolationAt, ModelMismatchAt
 
-__all__ = ["ENV_VAR", "check_enabled", "checked", "CheckedAggregator", "record_bulk", "outputs_close", "same_output"]
+__all__ = [
+    "ENV_VAR",
+    "CHECKED_KINDS",
+    "register_checked",
+    "check_enabled",
+    "checked",
+    "CheckedAggregator",
+    "CheckedNonFifoAggregator",
+    "record_bulk",
+    "record_batch",
+    "outputs_close",
+    "same_output",
+]
 
 #: Environment variable that turns debug mode on for aggregators built by :func:`registry.create`.
 ENV_VAR = "SWAGKIT_CHECK"
@@ -61,6 +74,16 @@ _repr.maxstring = 40
 _repr.maxother = 40
 _repr.maxlist = 8
 _repr.maxtuple = 8
+
+
+#: Debug-mode wrappers of the non-FIFO kinds (registry ``kind`` -> ``wrapper(aggregator, monoid=, algorithm=)``);
+#: each kind's module registers its own, and :func:`checked` dispatches on the algorithm's kind.
+CHECKED_KINDS: dict[str, Callable[..., Any]] = {}
+
+
+def register_checked(kind: str, wrapper: Callable[..., Any]) -> None:
+    """Make ``wrapper`` the debug mode of algorithms registered with ``kind``."""
+    CHECKED_KINDS[kind] = wrapper
 
 
 def check_enabled() -> bool:
@@ -89,17 +112,25 @@ def record_bulk(meter: BudgetMeter, operation: str, n_before: int, count: int, u
     else:
         meter.evicts += count
     meter.update_combines += used
-    n_after = n_before + step * count
-    amortized = b.avg_insert * meter.inserts + b.avg_evict * meter.evicts + b.slack(max(n_after, n_before))
-    amortized += (b.avg_query or 0.0) * meter.queries
-    if meter.update_combines > amortized:
-        raise BudgetExceeded(
-            b.algorithm,
-            f"amortized insert/evict after {meter.inserts} inserts and {meter.evicts} evicts",
-            meter.update_combines,
-            amortized,
-            b.source + " (average/amortized bound)",
-        )
+    meter.check_amortized(max(n_before, n_before + step * count))
+
+
+def record_batch(meter: BudgetMeter, n_before: int, kinds: Sequence[str], used: int) -> None:
+    """Check one batch of mixed ``"insert"``/``"evict"`` events (``kinds``, in order) that used ``used``
+    combines in total: at most the sum of the single events' bounds along the way, and the amortized potential
+    inequality once at the end (as :func:`record_bulk`)."""
+    b = meter.budget
+    allowed = 0.0
+    n = n_before
+    for kind in kinds:
+        allowed += b.bound(kind, n)
+        n += 1 if kind == "insert" else -1
+    if used > allowed:
+        raise BudgetExceeded(b.algorithm, f"batch of {len(kinds)} events (n={n_before})", used, allowed, b.source)
+    meter.inserts += sum(1 for k in kinds if k == "insert")
+    meter.evicts += sum(1 for k in kinds if k != "insert")
+    meter.update_combines += used
+    meter.check_amortized(max(n, n_before))
 
 
 def outputs_close(got: Any, want: Any, rel: float = OUTPUT_REL_TOL, abs_tol: float = OUTPUT_ABS_TOL) -> bool:
@@ -179,7 +210,7 @@ class CheckedAggregator:
         has_count = isinstance(getattr(aggregator, "combine_count", None), int)
         self._meter: BudgetMeter | None = BudgetMeter(budget) if budget is not None and has_count else None
         self._space = self._meter is not None and self._has_snapshot and self._knows_space()
-        self.model: FifoSwag[Any, Any, Any] = FifoSwag(m)
+        self.model: FifoSwag[Any, Any, Any] | OrderedMultisetWindow[Any, Any, Any] = self._new_model(m)
         self.operations = 0
         self._recent: deque[str] = deque(maxlen=history)
         values = list(seed) if seed is not None else []
@@ -193,6 +224,10 @@ class CheckedAggregator:
             # Seeded elements arrived by inserts we did not see; credit them so amortized bounds stay fair.
             self._meter.inserts = len(values)
         self._verify_state("checked()")
+
+    def _new_model(self, monoid: Monoid[Any, Any, Any]) -> Any:
+        """The executable ADT model: the FIFO SWAG of 000 §2.1."""
+        return FifoSwag(monoid)
 
     def _knows_space(self) -> bool:
         try:
@@ -390,16 +425,205 @@ class CheckedAggregator:
         self._verify_state(op)
         self._record(op, "evict", n, used, count=count)
 
+    def _query_range(self, r: int) -> Any:
+        """``inner.query_range(r)`` (SlickDeque, FlatFIT: the newest ``min(r, n)`` elements), compared with the
+        model's fold of those elements and billed like a query."""
+        op = self._begin("query_range", r)
+        n, c0 = len(self.model), self._count()
+        try:
+            got = self.inner.query_range(r)
+        except Exception as exc:
+            self._after_failure(op, exc)
+            raise
+        used = self._count() - c0
+        values = self.model.values()
+        want = self.monoid.lower(fold(self.monoid, values[len(values) - min(r, n):]))
+        if not self._same(got, want):
+            raise self._mismatch(op, f"query_range({r}) returned {got!r}, the model's answer is {want!r} (n={n})")
+        self._verify_state(op)
+        self._record(op, "query", n, used)
+        return got
+
     def __len__(self) -> int:
         return len(self.inner)
 
     def __getattr__(self, name: str) -> Any:
         if name == "inner":  # not yet set (during __init__ or unpickling)
             raise AttributeError(name)
-        return getattr(self.inner, name)
+        attr = getattr(self.inner, name)
+        if name == "query_range" and callable(attr):  # checked only where the aggregator offers it
+            return self._query_range
+        return attr
 
     def __repr__(self) -> str:
         return f"checked({self.inner!r})"
+
+
+class CheckedNonFifoAggregator(CheckedAggregator):
+    """Debug mode of an aggregator that also evicts *any* live element (the Reactive Aggregator, 002 §2.2): the
+    model is :class:`~swagkit.spec.nonfifo.OrderedMultisetWindow` (live elements in arrival order), and the
+    handle operations ``insert_with_handle``, ``insert_many_with_handles``, ``remove``, ``remove_many``,
+    ``batch`` and ``handles`` are checked like the FIFO ones: same handles as the model, the invariants against
+    the model's window, removals billed like evictions, and a dead handle must raise
+    :class:`~swagkit.spec.nonfifo.InvalidHandleError` changing nothing.
+    """
+
+    model: OrderedMultisetWindow[Any, Any, Any]
+
+    def _new_model(self, monoid: Monoid[Any, Any, Any]) -> Any:
+        return OrderedMultisetWindow(monoid)
+
+    def insert_with_handle(self, value: Any) -> Handle:
+        """``inner.insert_with_handle(value)``; the handle must be the model's."""
+        op = self._begin("insert_with_handle", value)
+        n, c0 = len(self.model), self._count()
+        try:
+            h: Handle = self.inner.insert_with_handle(value)
+        except Exception as exc:
+            self._after_failure(op, exc)
+            raise
+        used = self._count() - c0
+        want = self.model.insert_with_handle(value)
+        if h != want:
+            raise self._mismatch(op, f"insert_with_handle returned handle {h!r}, the model's is {want!r}")
+        self._verify_state(op)
+        self._record(op, "insert", n, used)
+        return h
+
+    def insert_many_with_handles(self, values: Iterable[Any]) -> list[Handle]:
+        """Bulk insert returning the handles, which must be the model's (all-or-nothing on a bad value)."""
+        vals = list(values)
+        op = self._begin("insert_many_with_handles", vals)
+        n, c0 = len(self.model), self._count()
+        try:
+            hs = list(self.inner.insert_many_with_handles(vals))
+        except Exception as exc:
+            self._after_failure(op, exc)
+            raise
+        used = self._count() - c0
+        want = [self.model.insert_with_handle(v) for v in vals]
+        if hs != want:
+            raise self._mismatch(op, f"insert_many_with_handles returned {_repr.repr(hs)}, the model's {_repr.repr(want)}")
+        self._verify_state(op)
+        self._record(op, "insert", n, used, count=len(vals))
+        return hs
+
+    def remove(self, handle: Handle) -> None:
+        """Non-FIFO eviction of a live element; a handle that is not live must raise InvalidHandleError."""
+        op = self._begin("remove", handle)
+        n, c0 = len(self.model), self._count()
+        live = handle in self.model.handles()
+        try:
+            self.inner.remove(handle)
+        except InvalidHandleError as exc:
+            if live:
+                raise self._mismatch(op, f"remove({handle!r}) of a live element raised {exc!r}") from exc
+            self._after_failure(op, exc)
+            raise
+        except Exception as exc:
+            if not live:
+                raise self._mismatch(op, f"remove({handle!r}) of a dead handle raised {exc!r}, not InvalidHandleError") from exc
+            self._after_failure(op, exc)
+            raise
+        if not live:
+            raise self._mismatch(op, f"remove({handle!r}) of a handle that is not live returned instead of raising")
+        used = self._count() - c0
+        self.model.remove(handle)
+        self._verify_state(op)
+        self._record(op, "evict", n, used)
+
+    def remove_many(self, handles: Iterable[Handle]) -> None:
+        """Remove several live elements as one batch; any dead or repeated handle: InvalidHandleError, no change."""
+        hs = list(handles)
+        op = self._begin("remove_many", hs)
+        n, c0 = len(self.model), self._count()
+        live = set(self.model.handles())
+        valid = len(set(hs)) == len(hs) and all(h in live for h in hs)
+        try:
+            self.inner.remove_many(hs)
+        except InvalidHandleError as exc:
+            if valid:
+                raise self._mismatch(op, f"remove_many of live handles raised {exc!r}") from exc
+            self._after_failure(op, exc)
+            raise
+        except Exception as exc:
+            self._after_failure(op, exc)
+            raise
+        if not valid:
+            raise self._mismatch(op, "remove_many with a dead or repeated handle returned instead of raising")
+        used = self._count() - c0
+        for h in hs:
+            self.model.remove(h)
+        self._verify_state(op)
+        self._record(op, "evict", n, used, count=len(hs))
+
+    def batch(self, events: Iterable[tuple[Any, ...]]) -> list[Handle | None]:
+        """Mixed insert/evict/remove events propagated once. A bad event raises after the events before it were
+        applied: the model replays events until it raises too, then the states must agree."""
+        evs = list(events)
+        op = self._begin("batch", evs)
+        n, c0 = len(self.model), self._count()
+        try:
+            out = list(self.inner.batch(evs))
+        except Exception as exc:
+            applied = self._replay(evs)
+            if applied == len(evs):
+                raise self._mismatch(op, f"batch raised {exc!r} but the model accepts every event") from exc
+            self._after_failure(op, exc)
+            if self._meter is not None and applied:
+                try:
+                    record_batch(self._meter, n, self._kinds(evs[:applied]), self._count() - c0)
+                except BudgetExceeded as err:
+                    raise BudgetExceededAt.wrap(err, op, self.operations, self._recent) from exc
+            raise
+        used = self._count() - c0
+        want: list[Handle | None] = []
+        for ev in evs:
+            want.append(self._apply(ev))
+        if out != want:
+            raise self._mismatch(op, f"batch returned {_repr.repr(out)}, the model's results are {_repr.repr(want)}")
+        self._verify_state(op)
+        if self._meter is not None:
+            try:
+                record_batch(self._meter, n, self._kinds(evs), used)
+            except BudgetExceeded as err:
+                raise BudgetExceededAt.wrap(err, op, self.operations, self._recent) from None
+        return out
+
+    def handles(self) -> list[Handle]:
+        """The live handles, oldest first, compared with the model's."""
+        op = self._begin("handles")
+        got = list(self.inner.handles())
+        if got != self.model.handles():
+            raise self._mismatch(op, f"handles() = {_repr.repr(got)}, the model's {_repr.repr(self.model.handles())}")
+        return got
+
+    # helpers --------------------------------------------------------------------------------------------------
+
+    def _apply(self, ev: tuple[Any, ...]) -> Handle | None:
+        kind = ev[0] if isinstance(ev, tuple) and ev else None
+        if kind == "insert" and len(ev) == 2:
+            return self.model.insert_with_handle(ev[1])
+        if kind == "evict" and len(ev) == 1:
+            self.model.evict()
+            return None
+        if kind == "remove" and len(ev) == 2:
+            self.model.remove(ev[1])
+            return None
+        raise ValueError(f"batch: bad event {ev!r}")
+
+    def _replay(self, evs: list[tuple[Any, ...]]) -> int:
+        """Apply events to the model until one raises; return how many were applied."""
+        for k, ev in enumerate(evs):
+            try:
+                self._apply(ev)
+            except Exception:
+                return k
+        return len(evs)
+
+    @staticmethod
+    def _kinds(evs: Sequence[tuple[Any, ...]]) -> list[str]:
+        return ["insert" if ev[0] == "insert" else "evict" for ev in evs]
 
 
 def checked(
@@ -410,12 +634,13 @@ def checked(
     checker: CheckerFn | None = None,
     budget: Budget | None = None,
     seed: Iterable[Any] | None = None,
-) -> CheckedAggregator:
+) -> Any:
     """Wrap ``aggregator`` so every operation is checked (model, invariants, budget, space).
 
     ``monoid``/``algorithm`` default to the aggregator's attributes of those names; ``checker`` and ``budget``
     default to the ones registered for the algorithm id. ``seed`` lists the input values a non-empty
-    aggregator holds, oldest first. An already checked aggregator is returned as is.
+    aggregator holds, oldest first. An already checked aggregator is returned as is. An algorithm of another
+    kind than ``fifo`` (FlatFAT's ``tree`` …) gets its kind's wrapper from :data:`CHECKED_KINDS`.
 
     >>> from swagkit.reference import DABA
     >>> from swagkit.spec.library import string_concat
@@ -425,6 +650,14 @@ def checked(
     """
     if isinstance(aggregator, CheckedAggregator):
         return aggregator
-    return CheckedAggregator(
+    algo = algorithm if algorithm is not None else getattr(aggregator, "algorithm", None)
+    info = registry.ALGORITHMS.get(algo) if isinstance(algo, str) else None
+    if info is not None and info.kind != "fifo":
+        wrapper = CHECKED_KINDS.get(info.kind)
+        if wrapper is None:
+            raise registry.RegistryError(f"no debug mode for {info.kind!r} algorithms (known: {', '.join(CHECKED_KINDS)})")
+        return wrapper(aggregator, monoid=monoid, algorithm=algo)
+    nonfifo = callable(getattr(aggregator, "remove", None)) and callable(getattr(aggregator, "insert_with_handle", None))
+    return (CheckedNonFifoAggregator if nonfifo else CheckedAggregator)(
         aggregator, monoid=monoid, algorithm=algorithm, checker=checker, budget=budget, seed=seed
     )

@@ -16,6 +16,11 @@ query at a fixed size), ``fill_and_drain`` (insert+query up to a size, then evic
 size). After each step an invariant queries the window. The window is capped at ``max_window`` elements to keep
 the O(n) checks cheap; the cap exceeds the reference deque's chunk size (64) so chunk boundaries are crossed.
 
+Aggregators that also remove any live element by handle (the Reactive Aggregator's non-FIFO windows, 002
+§2.2) get :class:`~swagkit.verify.debug.CheckedNonFifoAggregator` and the rules ``insert_with_handle``,
+``remove`` (a live handle), ``remove_dead_handle`` (must raise and change nothing), ``remove_many`` and
+``batch`` (mixed events propagated once).
+
 Hypothesis prints a failing run as a replayable program (``state = …; state.insert(value='a'); …``).
 """
 
@@ -33,7 +38,9 @@ from swagkit.spec.errors import EmptyWindowError
 from swagkit.spec.library import LIBRARY
 
 from . import registry
-from .debug import CheckedAggregator, checked
+from swagkit.spec.nonfifo import InvalidHandleError
+
+from .debug import CheckedAggregator, CheckedNonFifoAggregator, checked
 from .strategies import strategy_for
 
 __all__ = [
@@ -77,6 +84,11 @@ class SwagMachine(RuleBasedStateMachine):
             self.algorithm_id, LIBRARY[self.monoid_id].factory(), self.implementation, check=False
         )
         self.swag: CheckedAggregator = checked(aggregator, algorithm=self.algorithm_id)
+        #: the aggregator also removes any live element by handle (002 §2.2): the non-FIFO rules apply
+        self.nonfifo = isinstance(self.swag, CheckedNonFifoAggregator)
+        #: the aggregator answers any range of the newest r elements too (``query_range``; SlickDeque Inv answers
+        #: only its registered ranges, none in plain mode, and says so with ValueError on the empty aggregator)
+        self.ranged = callable(getattr(aggregator, "query_range", None)) and _answers_any_range(aggregator)
         type(self).stats.examples += 1
 
     # helpers shared by the rules ------------------------------------------------------------------------------
@@ -108,8 +120,21 @@ class SwagMachine(RuleBasedStateMachine):
         after = self._snapshot()
         assert after == before, f"{action} raised but changed the state:\n  before {before!r}\n  after  {after!r}"
 
+    def _live(self) -> Any:
+        """The non-FIFO model (:class:`~swagkit.spec.nonfifo.OrderedMultisetWindow`) of a non-FIFO aggregator."""
+        assert isinstance(self.swag, CheckedNonFifoAggregator)
+        return self.swag.model
+
     def teardown(self) -> None:
         type(self).stats.operations += self.swag.operations
+
+
+def _answers_any_range(aggregator: Any) -> bool:
+    try:
+        aggregator.query_range(1)
+    except ValueError:
+        return False
+    return True
 
 
 def make_machine(
@@ -212,9 +237,91 @@ def make_machine(
                     self.swag.query()
             self._step()
 
+        @precondition(lambda self: self.ranged)
+        @rule(r=st.integers(min_value=1, max_value=max_window + 2))
+        def query_range(self, r: int) -> None:
+            """The newest ``min(r, n)`` elements (SlickDeque, FlatFIT: several ranges on one structure)."""
+            self.swag.query_range(r)
+            self._step()
+
+        @precondition(lambda self: self.ranged)
+        @rule(longest=st.integers(min_value=1, max_value=max_window + 2))
+        def query_ranges_longest_first(self, longest: int) -> None:
+            """Every range ``longest, …, 1`` in one step, longest first (001's max-multi pattern)."""
+            for r in range(longest, 0, -1):
+                self.swag.query_range(r)
+            self._step()
+
+        # non-FIFO windows (002 §2.2): any live element can leave, by the handle its insertion returned ------
+
+        @precondition(lambda self: self.nonfifo and self._room() > 0)
+        @rule(value=values)
+        def insert_with_handle(self, value: Any) -> None:
+            self.swag.insert_with_handle(value)
+            self._step()
+
+        @precondition(lambda self: self.nonfifo and len(self.swag) > 0)
+        @rule(data=st.data())
+        def remove(self, data: st.DataObject) -> None:
+            handle = data.draw(st.sampled_from(self._live().handles()), label="handle")
+            self.swag.remove(handle)
+            self._step()
+
+        @precondition(lambda self: self.nonfifo)
+        @rule(data=st.data())
+        def remove_dead_handle(self, data: st.DataObject) -> None:
+            """A handle that is not live (evicted, removed, never issued, not an int) raises InvalidHandleError
+            and changes nothing."""
+            live = set(self._live().handles())
+            handle = data.draw(st.one_of(st.integers(-2, len(live) + 8).filter(lambda h: h not in live),
+                                         st.just("0")), label="dead")
+            before = self._snapshot()
+            try:
+                self.swag.remove(handle)
+            except InvalidHandleError:
+                pass
+            else:  # pragma: no cover - the checked wrapper raises ModelMismatch first
+                raise AssertionError(f"remove({handle!r}) of a dead handle did not raise InvalidHandleError")
+            assert self._snapshot() == before, f"remove({handle!r}) raised but changed the state"
+            self._step()
+
+        @precondition(lambda self: self.nonfifo and len(self.swag) > 0)
+        @rule(data=st.data())
+        def remove_many(self, data: st.DataObject) -> None:
+            live = self._live().handles()
+            chosen = data.draw(st.lists(st.sampled_from(live), unique=True, max_size=min(6, len(live))), label="hs")
+            self.swag.remove_many(chosen)
+            self._step()
+
+        @precondition(lambda self: self.nonfifo)
+        @rule(data=st.data())
+        def batch(self, data: st.DataObject) -> None:
+            """Mixed insert/evict/remove events propagated once (002 §2.3), valid ones only."""
+            model = self._live()
+            sim = list(model.handles())
+            nxt = model.next_handle
+            events: list[tuple[Any, ...]] = []
+            for _ in range(data.draw(st.integers(0, 8), label="events")):
+                choice = data.draw(st.sampled_from(["insert", "evict", "remove"]), label="kind")
+                if choice == "insert" and len(sim) < self.max_window:
+                    events.append(("insert", data.draw(values, label="value")))
+                    sim.append(nxt)
+                    nxt += 1
+                elif choice == "evict" and sim:
+                    events.append(("evict",))
+                    sim.pop(0)
+                elif choice == "remove" and sim:
+                    h = data.draw(st.sampled_from(sim), label="handle")
+                    events.append(("remove", h))
+                    sim.remove(h)
+            self.swag.batch(events)
+            self._step()
+
         @invariant()
         def agrees_with_model(self) -> None:
             self.swag.query()
+            if self.nonfifo:
+                self.swag.handles()
 
     name = "".join(part.title() for part in f"{algorithm_id}_{monoid_id}_{implementation}".split("_"))
     Machine.__name__ = Machine.__qualname__ = f"{name}Machine"

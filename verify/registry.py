@@ -205,6 +205,31 @@ ALGORITHMS: dict[str, AlgorithmInfo] = {
     )
 }
 
+
+def _fiba(id: str, class_name: str, title: str, mu: int, amortized: str) -> AlgorithmInfo:
+    """Out-of-order FiBA (paper 003, FiBA 2019). Worst-case columns in ⊗ with u = 4μ−2 ⊗ per node
+    recomputation and L the height bound (swagkit.spec.fiba_budgets); space in stored partial aggregates."""
+    return AlgorithmInfo(
+        id=id, class_name=class_name, title=title, paper="003 §3–§5 (Thms 1, 3); FiBA 2019",
+        checker="fiba", budget="fiba_loop" if class_name == "FiBALoop" else "fiba", kind="out_of_order",
+        params={"min_arity": mu}, worst_query="2", worst_insert="u(5L+1)+1", worst_evict="u(5L+2)",
+        amortized=amortized, worst_case="O(log n)", space="n + #nodes (≤ n/(μ−1)+1)",
+    )
+
+
+# Out-of-order algorithms: FiBA with μ = 4 (the paper's default), 2 and 8, and the paper's loop baseline.
+ALGORITHMS.update(
+    (info.id, info)
+    for info in (
+        _fiba("fiba", "FiBA", "FiBA (μ=4, bulk evict/insert)", 4,
+              "insert O(log d), evict O(1); bulk evict O(log m), bulk insert O(log d + m(1+log(d/m)))"),
+        _fiba("fiba_mu2", "FiBA", "FiBA (μ=2)", 2, "as fiba"),
+        _fiba("fiba_mu8", "FiBA", "FiBA (μ=8)", 8, "as fiba"),
+        _fiba("fiba_loop", "FiBALoop", "FiBA, bulk ops as loops (μ=4, baseline)", 4,
+              "as fiba, but bulk evict O(m), bulk insert O(m log d)"),
+    )
+)
+
 #: Implementation families by id. ``optimized`` provides nothing until ``swagkit.optimized`` exports classes.
 IMPLEMENTATIONS: dict[str, ImplementationInfo] = {
     "reference": ImplementationInfo("reference", "swagkit.reference", "pure Python, reads like the pseudocode"),
@@ -323,7 +348,8 @@ def create(
     missing = info.missing_properties(m)
     if missing:
         raise UnsupportedMonoidError(
-            f"{algorithm_id} needs a {info.requirement_text()} monoid; {m.name} does not declare {', '.join(missing)}"
+            f"{algorithm_id} needs {_article(info.requirement_text())} monoid; {m.name} does not declare "
+            f"{', '.join(missing)}"
         )
     cls = resolve_class(algorithm_id, implementation)
     if cls is None:
@@ -334,6 +360,11 @@ def create(
     if check if check is not None else check_enabled():
         return checked(aggregator, monoid=m, algorithm=algorithm_id)
     return aggregator
+
+
+def _article(words: str) -> str:
+    """``"a selective"`` / ``"an invertible"``."""
+    return ("an " if words[:1] in "aeiou" else "a ") + words
 
 
 def _create_monoid_free(info: AlgorithmInfo, implementation: str, check: bool | None, params: dict[str, Any]) -> Any:
@@ -386,7 +417,7 @@ def combos(
                 elif info.monoids is not None and mid not in info.monoids:
                     skip = f"takes no monoid (runs once, listed under {', '.join(info.monoids)})"
                 elif not info.supports(m):
-                    skip = f"needs a {info.requirement_text()} monoid"
+                    skip = f"needs {_article(info.requirement_text())} monoid"
                 out.append(Combo(a, mid, impl, skip))
     return out
 

@@ -12,11 +12,12 @@ The embedded default is local Spark (``local[2]``, UI off, loopback only): see :
 
 from __future__ import annotations
 
+import importlib
 import os
 import random
 import sys
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from swagkit.spec.adt import FifoSwag
 from swagkit.spec.errors import EmptyWindowError
@@ -29,9 +30,27 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 __all__ = ["DiffTask", "DiffResult", "make_tasks", "run_task", "run_on_spark", "local_session", "session_for", "summarize", "fifo_algorithms"]
+__all__ += ["DIFF_RUNNERS", "differential_algorithms"]
 
 #: how often (in steps) the O(n) model fold and the snapshots are compared
 MODEL_EVERY = 16
+
+
+#: Differential runners of non-FIFO kinds: registry kind -> (module, function, ids run by default). The default
+#: ids keep the stage cheap (FiBA's other ids differ only in μ or in looping the bulk operations).
+DIFF_RUNNERS: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "out_of_order": ("swagkit.verify.spark_ooo", "run_ooo_task", ("fiba",)),
+}
+
+
+def differential_algorithms(requested: Sequence[str] | None = None) -> list[str]:
+    """Algorithms the Spark stage can compare: the FIFO ones and those of a kind with a runner; without
+    ``requested``, a kind contributes only its default ids."""
+    ids = fifo_algorithms()
+    for kind, (_, _, defaults) in DIFF_RUNNERS.items():
+        of_kind = [a.id for a in registry.ALGORITHMS.values() if a.kind == kind]
+        ids += [a for a in of_kind if (a in requested if requested else a in defaults)]
+    return ids
 
 
 def fifo_algorithms() -> list[str]:
@@ -81,6 +100,10 @@ def run_task(task: DiffTask) -> DiffResult:
 
     Never raises for a problem found: an unexpected exception is a failed result with its message."""
     try:
+        other = DIFF_RUNNERS.get(registry.algorithm(task.algorithm).kind)
+        if other is not None:  # another ADT: its own runner (imported here, also in Spark workers)
+            runner: Any = getattr(importlib.import_module(other[0]), other[1])
+            return runner(task)  # type: ignore[no-any-return]
         return _run_task(task)
     except Exception as exc:  # reported, with the seed, rather than failing the whole Spark job
         return DiffResult(task, False, -1, f"raised {exc!r}", 0, 0, False)

@@ -13,6 +13,7 @@ from typing import Any, Callable, Sequence
 from ..monoid import Monoid
 from .daba import check_daba
 from .daba_lite import check_daba_lite
+from .fiba import check_fiba
 from .flatfat import check_flatfat
 from .flatfit import check_flatfit
 from .reactive import check_reactive
@@ -33,6 +34,8 @@ CHECKERS: dict[str, CheckerFn] = {
     "slickdeque_noninv": check_slickdeque_noninv,
     "reactive": check_reactive,
     "flatfit": check_flatfit,
+    "fiba": check_fiba,  # window: (time, lifted value) pairs of the out-of-order model (swagkit.spec.ooo)
 }
 
 __all__ = ["CHECKERS", "check_recalc", "check_two_stacks", "check_two_stacks_lite", "check_daba", "check_daba_lite", "check_slickdeque_inv", "check_slickdeque_noninv", "check_flatfat", "check_reactive", "check_flatfit"]
+__all__ += ["check_fiba"]

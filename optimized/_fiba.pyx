@@ -1,0 +1,2037 @@
+# cython: language_level=3, annotation_typing=False
+"""FiBA, compiled (paper 003; FiBA 2019 for the single operations).
+
+Same algorithm, state, snapshots and ⊗ call sequence as :mod:`swagkit.reference.fiba` (so ``combine_count`` and
+``touched_count`` agree operation by operation and float results are bit-identical): a B-tree of C nodes with
+minimum arity μ, left and right fingers, the four position-dependent aggregates (up, inner, left spine, right
+spine) with their entry counts, a deferred free list of dead nodes, bulk evict (boundary search, batch moves,
+sibling and non-sibling merges, make node / child root, pass down) and bulk insert (one sweep of finger searches,
+level-by-level treelets grouped by target node, Claim 1 splits, pass down).
+
+Values: typed monoids (``monoid.kind`` in sum/max/min × f64/i64) store C doubles / int64 and call no Python
+function per ⊗; any other monoid stores Python objects and calls ``monoid.combine``. Timestamps: the first
+timestamp of an empty window decides their representation -- C int64 for ``int`` (in range), C double for
+``float``, Python objects otherwise; a later timestamp of another type switches the tree to Python objects once
+(O(n), invisible in snapshots). Comparisons happen only in the read-only search phases, so a comparison that
+raises (incomparable types) changes nothing.
+
+Complexity (⊗ calls, as the reference): query 2; insert amortized O(log d), O(1) in order; evict amortized O(1);
+remove amortized O(log d); bulk_evict amortized O(log m) (Theorem 1); bulk_insert amortized
+O(log d + m(1 + log(d/m))) (Theorem 3); worst case O(log n) per single operation. Memory: one malloc'd block per
+node of ``8·(2μ+1) + 16·2μ`` bytes plus a header, at most n/(μ−1) + 1 live nodes.
+"""
+
+include "_common.pxi"
+
+from libc.string cimport memmove, memcpy
+from libc.stdlib cimport calloc
+from cpython.object cimport PyObject_RichCompareBool, Py_LT, Py_EQ
+from cpython.long cimport PyLong_CheckExact
+from cpython.float cimport PyFloat_CheckExact
+
+from swagkit.spec.errors import SwagkitError
+from swagkit.spec.ooo import MissingTimeError, check_bulk_order, check_time
+from swagkit.spec.snapshots import FiBANodeState, FiBAState
+
+cdef enum:
+    T_UNSET = -1
+    T_OBJ = 0
+    T_I64 = 1
+    T_F64 = 2
+    MAXLEVELS = 72    # levels of any tree with < 2^63 entries and μ ≥ 2
+    M_INNER = 0
+    M_LEFT = 1
+    M_RIGHT = 2
+    M_UP = 3
+
+cdef struct Node:
+    Node* parent
+    Node** children       # capacity 2μ+1; entries may be NULL only in dead nodes
+    Slot* times           # capacity 2μ
+    Slot* values          # capacity 2μ
+    Slot agg
+    int64_t count
+    int n                 # entries (arity − 1); −1: an emptied dead node (nothing to release or push)
+    char leaf
+    char left_spine
+    char right_spine
+    char tobj             # its time slots hold owned references
+    Node* next_free
+
+cdef struct Event:        # a treelet (003 §5)
+    int64_t seq
+    Node* target
+    int insert
+    int slot
+    Slot time
+    Slot value
+    Node* child
+
+cdef struct EventBuf:
+    Event* e
+    Py_ssize_t n
+    Py_ssize_t cap
+
+cdef struct Tops:
+    Node* left
+    Node* right
+    bint root
+    bint left_from_root
+    bint right_from_root
+
+
+# ------------------------------------------------------------------------------------------------ time keys
+
+cdef inline int time_kind_of(object t):
+    cdef int overflow = 0
+    if PyLong_CheckExact(t):
+        PyLong_AsLongLongAndOverflow(t, &overflow)
+        return T_I64 if overflow == 0 else T_OBJ
+    if PyFloat_CheckExact(t):
+        return T_F64
+    return T_OBJ
+
+
+cdef inline int t_lt(int tk, Slot a, Slot b) except -1:
+    if tk == T_I64:
+        return a.i < b.i
+    if tk == T_F64:
+        return a.f < b.f
+    return PyObject_RichCompareBool(<object>a.o, <object>b.o, Py_LT)
+
+
+cdef inline int t_eq(int tk, Slot a, Slot b) except -1:
+    if tk == T_I64:
+        return a.i == b.i
+    if tk == T_F64:
+        return a.f == b.f
+    return PyObject_RichCompareBool(<object>a.o, <object>b.o, Py_EQ)
+
+
+cdef inline object t_box(int tk, Slot t):
+    if tk == T_I64:
+        return PyLong_FromLongLong(t.i)
+    if tk == T_F64:
+        return PyFloat_FromDouble(t.f)
+    return <object>t.o
+
+
+# ------------------------------------------------------------------------------------------------ helpers
+
+cdef inline void tpush(int kind, Slot* acc, bint* first, int64_t* cc, Slot s) noexcept nogil:
+    if first[0]:
+        acc[0] = s
+        first[0] = False
+    else:
+        acc[0] = tcomb(kind, acc[0], s)
+        cc[0] += 1
+
+
+cdef int ev_append(EventBuf* b, Event ev) except -1:
+    cdef Event* e
+    cdef Py_ssize_t cap
+    if b.n == b.cap:
+        cap = 16 if b.cap == 0 else 2 * b.cap
+        e = <Event*>realloc(b.e, cap * sizeof(Event))
+        if e == NULL:
+            raise MemoryError()
+        b.e = e
+        b.cap = cap
+    b.e[b.n] = ev
+    b.n += 1
+    return 0
+
+
+cdef inline int child_index(Node* p, Node* c) noexcept nogil:
+    cdef int i
+    for i in range(p.n + 1):
+        if p.children[i] == c:
+            return i
+    return -1
+
+
+cdef inline int mode_of(Node* x) noexcept nogil:
+    if x.parent == NULL or (x.left_spine and x.right_spine):
+        return M_INNER
+    if x.left_spine:
+        return M_LEFT
+    if x.right_spine:
+        return M_RIGHT
+    return M_UP
+
+
+cdef inline bint has_up(Node* x) noexcept nogil:
+    return not (x.parent == NULL or x.left_spine or x.right_spine)
+
+
+cdef class FiBA:
+    """FiBA(monoid, min_arity=4)
+--
+
+Finger B-tree aggregator (id ``fiba``; paper 003 with FiBA 2019), compiled: out-of-order timestamped
+    window with bulk eviction and bulk insertion.
+
+    Typed monoids (``monoid.kind`` in sum/max/min × f64/i64) run without any Python call per ⊗; int or float
+    timestamps are compared in C. API, snapshots, ``combine_count`` and ``touched_count`` are those of
+    :class:`swagkit.reference.FiBA` (``slide`` returns an ``array.array`` for typed kinds).
+    """
+
+    cdef readonly object monoid
+    cdef readonly int min_arity
+    cdef readonly int max_arity
+    cdef int kind
+    cdef int tkind
+    cdef bint lower_id
+    cdef object _combine
+    cdef object _lift
+    cdef object _lower
+    cdef Slot one
+    cdef Node* root
+    cdef Node* lf
+    cdef Node* rf
+    cdef Node* free_head
+    cdef int64_t ccount
+    cdef int64_t tcount
+    cdef bint broken
+    cdef Py_ssize_t nalloc
+    cdef size_t node_bytes
+    # bulk insert scratch: the interleaved sequence of one target
+    cdef Slot* s_times
+    cdef Slot* s_values
+    cdef Node** s_children
+    cdef Py_ssize_t s_cap
+
+    algorithm = "fiba"
+
+    def __cinit__(self, monoid, min_arity=4):
+        cdef Slot one
+        self.root = NULL
+        self.free_head = NULL
+        self.s_times = NULL
+        self.s_values = NULL
+        self.s_children = NULL
+        self.s_cap = 0
+        if type(min_arity) is not int or min_arity < 2 or min_arity > 1 << 20:
+            raise ValueError(f"fiba: min_arity must be an integer ≥ 2, got {min_arity!r}")
+        self.kind = choose_kind(monoid, &one)
+        self.monoid = monoid
+        self.min_arity = min_arity
+        self.max_arity = 2 * min_arity
+        self._combine = monoid.combine
+        self._lift = monoid.lift
+        self._lower = monoid.lower
+        self.lower_id = _lower_is_identity(monoid)
+        if self.kind == K_GENERIC:
+            identity = monoid.identity
+            Py_INCREF(identity)
+            one.o = <PyObject*>identity
+        self.one = one
+        self.tkind = T_UNSET
+        self.ccount = 0
+        self.tcount = 0
+        self.broken = False
+        self.nalloc = 0
+        self.node_bytes = sizeof(Node) + (2 * min_arity + 1) * sizeof(Node*) + 4 * min_arity * sizeof(Slot)
+        self.root = node_new(self, True)
+        self.tcount = 0  # the initial root is not an operation's work (the reference creates it directly)
+        self.lf = self.root
+        self.rf = self.root
+
+    def __dealloc__(self):
+        cdef Node* x
+        if self.root != NULL:
+            push_free(self, self.root)
+            self.root = NULL
+        while self.free_head != NULL:
+            x = self.free_head
+            self.free_head = x.next_free
+            node_release(self, x)
+            free(x)
+        if self.kind == K_GENERIC and self.one.o != NULL:
+            Py_XDECREF(self.one.o)
+            self.one.o = NULL
+        free(self.s_times)
+        free(self.s_values)
+        free(self.s_children)
+
+    # ========================================================================================== counters
+
+    @property
+    def combine_count(self):
+        """Number of ⊗ invocations so far, in the reference's order (identity operands included)."""
+        return self.ccount
+
+    @combine_count.setter
+    def combine_count(self, value):
+        self.ccount = value
+
+    @property
+    def touched_count(self):
+        """Node visits so far (searches, aggregate recomputations, allocations), as the reference counts them."""
+        return self.tcount
+
+    @touched_count.setter
+    def touched_count(self, value):
+        self.tcount = value
+
+    cdef int _usable(self) except -1:
+        if self.broken:
+            raise SwagkitError(
+                f"{self.algorithm}: a combine call raised during an earlier update; the aggregator is inconsistent "
+                "and can no longer be updated"
+            )
+        return 0
+
+    cdef object _out(self, Slot r):
+        if self.kind != K_GENERIC:
+            if self.lower_id:
+                return box(self.kind, r)
+            return self._lower(box(self.kind, r))
+        return self._lower(<object>r.o)
+
+    cdef object _val(self, Slot v):
+        if self.kind != K_GENERIC:
+            return box(self.kind, v)
+        return <object>v.o
+
+    # ========================================================================================== public API
+
+    def __len__(self) -> int:
+        """O(1): ``count(leftFinger) + count(root) + count(rightFinger)`` (the root's count for a leaf root)."""
+        return tree_size(self)
+
+    def query(self) -> Any:
+        """``Π↙(leftFinger) ⊗ Π|(root) ⊗ Π↘(rightFinger)``, lowered (the root's aggregate when it is a leaf).
+        2 ⊗ (0 for a leaf root)."""
+        if self.kind != K_GENERIC:
+            return self._out(query_t(self))
+        return self._lower(query_g(self))
+
+    def insert(self, time: Any, value: Any) -> None:
+        """Insert ``value`` at ``time``: finger search, combine ``old ⊗ new`` at an existing time (any level),
+        else insert into the leaf and split upward; repair. Amortized O(log d) ⊗ (O(1) in order)."""
+        cdef Slot v, t
+        cdef int tk
+        if PyFloat_CheckExact(time):
+            if PyFloat_AS_DOUBLE(time) != PyFloat_AS_DOUBLE(time):
+                check_time(time)
+        elif not PyLong_CheckExact(time):
+            check_time(time)
+        if self.kind != K_GENERIC:
+            to_slot(self.kind, value, &v)
+            self._usable()
+            time_key(self, time, &t)
+            insert_core(self, t, v, None)
+        else:
+            x = self._lift(value)
+            self._usable()
+            time_key(self, time, &t)
+            v.o = <PyObject*>x
+            insert_core(self, t, v, x)
+
+    def evict(self) -> None:
+        """Remove the oldest entry. Amortized O(1) ⊗. ``EmptyWindowError`` (nothing changes) when empty."""
+        if tree_size(self) == 0:
+            raise EmptyWindowError(f"{self.algorithm}: evict() on an empty window")
+        self._usable()
+        self.broken = True
+        evict_core(self)
+        self.broken = False
+
+    def remove(self, time: Any) -> None:
+        """Remove the entry at ``time`` (in an internal node: replaced by a neighbor entry from a leaf).
+        Amortized O(log d) ⊗. ``MissingTimeError`` (nothing changes) when ``time`` is not present."""
+        cdef Slot t
+        cdef Node* x
+        cdef int i, depth = 0
+        cdef bint found = False
+        self._usable()
+        time_key(self, time, &t)
+        x = search(self, t, &i, &found, &depth)
+        if not found:
+            raise MissingTimeError(f"{self.algorithm}: remove({time!r}): no entry has this timestamp")
+        self.broken = True
+        remove_core(self, x, i)
+        self.broken = False
+
+    def bulk_evict(self, time: Any) -> int:
+        """Remove every entry with timestamp ≤ ``time``; return how many (003 §4, Theorem 1: amortized
+        O(log m) ⊗, worst case O(log n)). A ``time`` at or above the youngest clears the window in O(1)."""
+        cdef Slot t
+        cdef int64_t n
+        cdef Node* top
+        check_time(time)
+        self._usable()
+        n = tree_size(self)
+        if n == 0:
+            return 0
+        time_key(self, time, &t)
+        if t_lt(self.tkind, t, self.lf.times[0]):
+            return 0
+        if t_lt(self.tkind, t, self.rf.times[self.rf.n - 1]):
+            self.broken = True
+            top = bulk_evict_boundary(self, t)
+            evict_repair(self, top)
+        else:
+            self.broken = True
+            push_free(self, self.root)
+            self.root = node_new(self, True)
+            self.lf = self.root
+            self.rf = self.root
+        self.broken = False
+        return n - tree_size(self)
+
+    def bulk_insert(self, pairs: Iterable[tuple[Any, Any]]) -> None:
+        """Insert ``(time, value)`` pairs in non-decreasing time order (003 §5, Theorem 3: amortized
+        O(log d + m(1 + log(d/m))) ⊗); equal times fold earlier ⊗ later, exactly like consecutive inserts.
+        Unordered pairs raise ``UnorderedBulkError`` and a bad value the monoid's error, changing nothing."""
+        cdef Py_ssize_t n, i
+        cdef PyObject** pt = NULL
+        cdef PyObject** px = NULL
+        cdef Slot* kv = NULL
+        cdef list keep = []  # keeps alive what the C arrays borrow (unpacked items, lifted values)
+        items = pairs if type(pairs) is list else list(pairs)
+        n = len(items)
+        pt = <PyObject**>malloc((n + 1) * sizeof(PyObject*))
+        px = <PyObject**>malloc((n + 1) * sizeof(PyObject*))
+        kv = <Slot*>malloc((n + 1) * sizeof(Slot))
+        if pt == NULL or px == NULL or kv == NULL:
+            free(pt); free(px); free(kv)
+            raise MemoryError()
+        try:
+            for i in range(n):  # unpack every pair first, like the reference's [(t, v) for t, v in pairs]
+                it = items[i]
+                if type(it) is tuple and len(<tuple>it) == 2:
+                    t = (<tuple>it)[0]
+                    x = (<tuple>it)[1]
+                else:
+                    t, x = it
+                    keep.append(t)
+                    keep.append(x)
+                pt[i] = <PyObject*>t
+                px[i] = <PyObject*>x
+            if not bulk_order_ok(pt, n):  # NaN, incomparable or decreasing: the reference's exact error
+                check_bulk_order([<object>pt[i] for i in range(n)])
+            if self.kind != K_GENERIC:
+                for i in range(n):
+                    to_slot(self.kind, <object>px[i], &kv[i])
+            else:
+                lift = self._lift
+                for i in range(n):
+                    y = lift(<object>px[i])
+                    keep.append(y)
+                    kv[i].o = <PyObject*>y
+            self._usable()
+            if n == 0:
+                return
+            bulk_insert_core(self, pt, kv, n, keep)
+        finally:
+            free(pt)
+            free(px)
+            free(kv)
+
+    def range_query(self, t_from: Any, t_to: Any) -> Any:
+        """The fold of the values with ``t_from ≤ time ≤ t_to`` in time order, lowered (inclusive; the identity
+        for an empty range). O(log n) ⊗, O(log d) near either end."""
+        cdef Slot a, b
+        check_time(t_from)
+        check_time(t_to)
+        if not t_from <= t_to or tree_size(self) == 0:
+            return self._out(self.one)
+        time_key2(self, t_from, t_to, &a, &b)
+        if self.kind != K_GENERIC:
+            return self._out(range_t(self, a, b))
+        return self._lower(range_g(self, a, b))
+
+    def oldest(self) -> Any:
+        """The smallest timestamp (the left finger's first), O(1). ``EmptyWindowError`` when empty."""
+        if tree_size(self) == 0:
+            raise EmptyWindowError(f"{self.algorithm}: oldest() on an empty window")
+        return t_box(self.tkind, self.lf.times[0])
+
+    def youngest(self) -> Any:
+        """The largest timestamp (the right finger's last), O(1). ``EmptyWindowError`` when empty."""
+        if tree_size(self) == 0:
+            raise EmptyWindowError(f"{self.algorithm}: youngest() on an empty window")
+        return t_box(self.tkind, self.rf.times[self.rf.n - 1])
+
+    def items(self) -> list[tuple[Any, Any]]:
+        """``(time, lifted value)`` pairs in time order (an in-order traversal, O(n))."""
+        out = []
+        items_rec(self, self.root, out)
+        return out
+
+    def times(self) -> list[Any]:
+        """The timestamps in time order, O(n)."""
+        return [t for t, _ in self.items()]
+
+    def slide(self, times: Iterable[Any], values: Iterable[Any], window: int) -> Any:
+        """The array driver of a count-based window: for each pair, evict the oldest while ``len() ≥ window``,
+        ``insert(t, v)``, record ``query()``. Typed kinds (identity ``lower``) with ``array.array``/``memoryview``
+        inputs ('d' or 'q' times, the kind's values) run as one C loop and return an ``array.array``; otherwise a
+        loop over the methods returning a list (an ``array.array`` for typed kinds)."""
+        if type(window) is not int or window < 1:
+            raise ValueError("slide: window must be an integer ≥ 1")
+        if self.kind != K_GENERIC and self.lower_id:
+            done = slide_typed(self, times, values, window)
+            if done is not None:
+                return done
+        out = []
+        for t, v in zip(times, values):
+            while tree_size(self) >= window:
+                self.evict()
+            self.insert(t, v)
+            out.append(self.query())
+        if self.kind != K_GENERIC and self.lower_id:
+            return _pyarray.array('d' if self.kind <= K_MIN_F else 'q', out)
+        return out
+
+    def snapshot(self) -> FiBAState:
+        """:class:`~swagkit.spec.snapshots.FiBAState`, nodes numbered in preorder, values and times as Python
+        objects."""
+        ids = {}
+        order = []
+        number_nodes(self.root, ids, order)
+        root = snap_node(self, self.root, ids)
+        return FiBAState(
+            min_arity=self.min_arity,
+            root=root,
+            left_finger=ids.get(<Py_ssize_t>self.lf, -1),
+            right_finger=ids.get(<Py_ssize_t>self.rf, -1),
+            size=tree_size(self),
+        )
+
+    def _check(self) -> None:
+        """Check every invariant (:func:`swagkit.spec.checkers.fiba.check_fiba`) against the own contents."""
+        from swagkit.spec.checkers.fiba import check_fiba
+
+        check_fiba(self.snapshot(), self.monoid, self.items())
+
+    def _memory_bytes(self) -> int:
+        """Bytes malloc'd: every node allocated so far (live or on the free list) and the bulk scratch."""
+        return self.nalloc * self.node_bytes + self.s_cap * (2 * sizeof(Slot) + sizeof(Node*))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.monoid.name}, n={len(self)})"
+
+
+cdef class FiBALoop(FiBA):
+    """FiBALoop(monoid, min_arity=4)
+--
+
+FiBA with bulk operations emulated by loops of single operations (id ``fiba_loop``), compiled: the
+    paper's ``nb_fiba`` baseline (003 §7), ``oldest()`` from the left finger. Same API, snapshots and counters
+    as :class:`swagkit.reference.FiBALoop`.
+    """
+
+    algorithm = "fiba_loop"
+
+    def bulk_evict(self, time: Any) -> int:
+        """``evict()`` while the oldest entry's time is ≤ ``time``; returns how many. Amortized O(m) ⊗."""
+        cdef Slot t
+        cdef int64_t evicted = 0
+        check_time(time)
+        self._usable()
+        if tree_size(self) == 0:
+            return 0
+        time_key(self, time, &t)
+        while tree_size(self) > 0 and not t_lt(self.tkind, t, self.lf.times[0]):
+            self.broken = True
+            evict_core(self)
+            self.broken = False
+            evicted += 1
+        return evicted
+
+    def bulk_insert(self, pairs: Iterable[tuple[Any, Any]]) -> None:
+        """Check the bulk (order, values) like :meth:`FiBA.bulk_insert`, then ``insert`` each pair in order.
+        Amortized O(m log d) ⊗."""
+        cdef Slot v
+        items = [(t, x) for t, x in pairs]
+        check_bulk_order([t for t, _ in items])
+        if self.kind != K_GENERIC:
+            for _, x in items:
+                to_slot(self.kind, x, &v)
+        else:
+            lift = self._lift
+            for _, x in items:
+                lift(x)
+        self._usable()
+        for t, x in items:
+            self.insert(t, x)
+
+
+# ================================================================================================ nodes
+
+cdef inline void push_free(FiBA o, Node* x) noexcept nogil:
+    """Defer freeing the dead subtree under ``x`` (003 §6): O(1) now, reclaimed by later allocations."""
+    x.next_free = o.free_head
+    o.free_head = x
+
+
+cdef inline void free_emptied(FiBA o, Node* x) noexcept nogil:
+    """Defer freeing one node whose entries and children were moved elsewhere."""
+    x.n = -1
+    push_free(o, x)
+
+
+cdef void node_release(FiBA o, Node* x) noexcept:
+    """Release what a dead node still owns (entries, aggregate) and push its children (dead subtrees)."""
+    cdef int i
+    if x.n >= 0:
+        if x.tobj:
+            for i in range(x.n):
+                Py_XDECREF(x.times[i].o)
+        if o.kind == K_GENERIC:
+            for i in range(x.n):
+                Py_XDECREF(x.values[i].o)
+        if not x.leaf:
+            for i in range(x.n + 1):
+                if x.children[i] != NULL:
+                    push_free(o, x.children[i])
+    x.n = -1
+    if o.kind == K_GENERIC:
+        Py_XDECREF(x.agg.o)
+        x.agg.o = NULL
+
+
+cdef Node* node_new(FiBA o, bint leaf) except NULL:
+    """A fresh node, recycled from the free list when possible (pop one, push its children: O(μ))."""
+    cdef Node* x
+    cdef char* mem
+    cdef int cap = o.max_arity
+    o.tcount += 1
+    if o.free_head != NULL:
+        x = o.free_head
+        o.free_head = x.next_free
+        node_release(o, x)
+    else:
+        mem = <char*>malloc(o.node_bytes)
+        if mem == NULL:
+            raise MemoryError()
+        x = <Node*>mem
+        x.children = <Node**>(mem + sizeof(Node))
+        x.times = <Slot*>(mem + sizeof(Node) + (cap + 1) * sizeof(Node*))
+        x.values = x.times + cap
+        x.agg.o = NULL
+        o.nalloc += 1
+    x.parent = NULL
+    x.n = 0
+    x.leaf = leaf
+    x.left_spine = 0
+    x.right_spine = 0
+    x.count = 0
+    x.tobj = o.tkind == T_OBJ
+    x.next_free = NULL
+    x.agg = o.one
+    if o.kind == K_GENERIC:
+        Py_XINCREF(o.one.o)
+    return x
+
+
+cdef inline int64_t tree_size(FiBA o) noexcept nogil:
+    if o.root.leaf:
+        return o.root.n
+    return o.lf.count + o.root.count + o.rf.count
+
+
+cdef inline void set_agg_g(Node* x, object v) noexcept:
+    cdef PyObject* old = x.agg.o
+    Py_INCREF(v)
+    x.agg.o = <PyObject*>v
+    Py_XDECREF(old)
+
+
+cdef inline void release_entry(FiBA o, Node* x, int i) noexcept:
+    if x.tobj:
+        Py_XDECREF(x.times[i].o)
+    if o.kind == K_GENERIC:
+        Py_XDECREF(x.values[i].o)
+
+
+# ================================================================================================ times
+
+cdef int convert_to_obj(FiBA o) except -1:
+    """Switch every live node to Python-object timestamps (once; dead nodes keep their own flag)."""
+    cdef Node* x
+    cdef int i
+    cdef int tk = o.tkind
+    cdef list work = []
+    # iterative traversal with a Python list of addresses (the tree may be wide)
+    work.append(<Py_ssize_t>o.root)
+    while work:
+        x = <Node*><Py_ssize_t>work.pop()
+        if not x.tobj:
+            for i in range(x.n):
+                b = t_box(tk, x.times[i])
+                Py_INCREF(b)
+                x.times[i].o = <PyObject*>b
+            x.tobj = 1
+        if not x.leaf:
+            for i in range(x.n + 1):
+                work.append(<Py_ssize_t>x.children[i])
+    o.tkind = T_OBJ
+    return 0
+
+
+cdef int time_key(FiBA o, object t, Slot* out) except -1:
+    """The search key for ``t`` in the tree's time representation (switching the tree to objects if needed)."""
+    cdef int want = time_kind_of(t)
+    cdef int overflow = 0
+    if tree_size(o) == 0 and o.root.leaf and o.root.n == 0:
+        o.tkind = want
+        o.root.tobj = want == T_OBJ
+    elif o.tkind != want and o.tkind != T_OBJ:
+        convert_to_obj(o)
+    if o.tkind == T_I64:
+        out.i = PyLong_AsLongLongAndOverflow(t, &overflow)
+    elif o.tkind == T_F64:
+        out.f = PyFloat_AS_DOUBLE(t)
+    else:
+        out.o = <PyObject*>t
+    return 0
+
+
+cdef inline void key_slot(int tk, object t, Slot* out) noexcept:
+    """``t`` as a search key of time kind ``tk`` (the caller made sure it is of that kind)."""
+    cdef int overflow = 0
+    if tk == T_I64:
+        out.i = PyLong_AsLongLongAndOverflow(t, &overflow)
+    elif tk == T_F64:
+        out.f = PyFloat_AS_DOUBLE(t)
+    else:
+        out.o = <PyObject*>t
+
+
+cdef int time_key2(FiBA o, object a, object b, Slot* sa, Slot* sb) except -1:
+    if time_kind_of(a) != o.tkind or time_kind_of(b) != o.tkind:
+        if o.tkind != T_OBJ:
+            convert_to_obj(o)
+    time_key(o, a, sa)
+    time_key(o, b, sb)
+    return 0
+
+
+cdef inline void store_time(FiBA o, Slot* dst, Slot t) noexcept:
+    """Store a (borrowed) search key into a node slot: the node owns a reference in object mode."""
+    dst[0] = t
+    if o.tkind == T_OBJ:
+        Py_INCREF(<object>t.o)
+
+
+# ================================================================================================ aggregates
+
+cdef inline void recompute_t_kind(FiBA o, Node* x, int kind) noexcept:
+    cdef Slot acc
+    cdef bint first = True
+    cdef int64_t cnt = 0, cc = 0
+    cdef Node* p = x.parent
+    cdef int n = x.n, i
+    cdef bint internal = not x.leaf
+    cdef int mode = mode_of(x)
+    if mode == M_RIGHT and p.parent != NULL:
+        tpush(kind, &acc, &first, &cc, p.agg)
+        cnt += p.count
+    if (mode == M_RIGHT or mode == M_UP) and internal:
+        tpush(kind, &acc, &first, &cc, x.children[0].agg)
+        cnt += x.children[0].count
+    for i in range(n):
+        if internal and i > 0:
+            tpush(kind, &acc, &first, &cc, x.children[i].agg)
+            cnt += x.children[i].count
+        tpush(kind, &acc, &first, &cc, x.values[i])
+        cnt += 1
+    if (mode == M_LEFT or mode == M_UP) and internal:
+        tpush(kind, &acc, &first, &cc, x.children[n].agg)
+        cnt += x.children[n].count
+    if mode == M_LEFT and p.parent != NULL:
+        tpush(kind, &acc, &first, &cc, p.agg)
+        cnt += p.count
+    x.agg = o.one if first else acc
+    x.count = cnt
+    o.ccount += cc
+
+
+cdef void recompute_t(FiBA o, Node* x) noexcept:
+    cdef int kind = o.kind
+    if kind == K_SUM_F:
+        recompute_t_kind(o, x, K_SUM_F)
+    elif kind == K_MAX_F:
+        recompute_t_kind(o, x, K_MAX_F)
+    elif kind == K_MIN_F:
+        recompute_t_kind(o, x, K_MIN_F)
+    elif kind == K_SUM_I:
+        recompute_t_kind(o, x, K_SUM_I)
+    elif kind == K_MAX_I:
+        recompute_t_kind(o, x, K_MAX_I)
+    else:
+        recompute_t_kind(o, x, K_MIN_I)
+
+
+cdef int recompute_g(FiBA o, Node* x) except -1:
+    cdef Node* p = x.parent
+    cdef int n = x.n, i
+    cdef bint internal = not x.leaf
+    cdef int mode = mode_of(x)
+    cdef int64_t cnt = 0
+    cdef list ops = []
+    if mode == M_RIGHT and p.parent != NULL:
+        ops.append(<object>p.agg.o)
+        cnt += p.count
+    if (mode == M_RIGHT or mode == M_UP) and internal:
+        ops.append(<object>x.children[0].agg.o)
+        cnt += x.children[0].count
+    for i in range(n):
+        if internal and i > 0:
+            ops.append(<object>x.children[i].agg.o)
+            cnt += x.children[i].count
+        ops.append(<object>x.values[i].o)
+        cnt += 1
+    if (mode == M_LEFT or mode == M_UP) and internal:
+        ops.append(<object>x.children[n].agg.o)
+        cnt += x.children[n].count
+    if mode == M_LEFT and p.parent != NULL:
+        ops.append(<object>p.agg.o)
+        cnt += p.count
+    acc = fold_g(o, ops)
+    set_agg_g(x, acc)
+    x.count = cnt
+    return 0
+
+
+cdef object fold_g(FiBA o, list ops):
+    if not ops:
+        return <object>o.one.o
+    comb = o._combine
+    acc = ops[0]
+    cdef Py_ssize_t i
+    for i in range(1, len(ops)):
+        o.ccount += 1
+        acc = comb(acc, ops[i])
+    return acc
+
+
+cdef inline int recompute(FiBA o, Node* x) except -1:
+    """``localRepairAgg``: recompute by the formula of the node's kind (003 §3.2)."""
+    o.tcount += 1
+    if o.kind != K_GENERIC:
+        recompute_t(o, x)
+        return 0
+    return recompute_g(o, x)
+
+
+cdef inline int recompute_if_up(FiBA o, Node* x) except -1:
+    if has_up(x):
+        recompute(o, x)
+    return 0
+
+
+cdef int walk_spine(FiBA o, Node* top, bint last) except -1:
+    cdef Node* x = top
+    while not x.leaf:
+        x = x.children[x.n] if last else x.children[0]
+        recompute(o, x)
+    return 0
+
+
+cdef int repair_aggs(FiBA o, Node* x, bint hit_left, bint hit_right, int climb) except -1:
+    """``repairAggs``: climb through up-aggregate nodes (at least ``climb`` levels), then pass down."""
+    cdef Node* p
+    while True:
+        recompute(o, x)
+        p = x.parent
+        if p == NULL:
+            break
+        if climb > 0:
+            climb -= 1
+            hit_left = hit_left or x.left_spine
+            hit_right = hit_right or x.right_spine
+        elif x.left_spine or x.right_spine:
+            break
+        x = p
+    if x.parent != NULL:
+        hit_left = x.left_spine
+        hit_right = x.right_spine
+    if hit_left:
+        walk_spine(o, x, False)
+    if hit_right:
+        walk_spine(o, x, True)
+    return 0
+
+
+# ================================================================================================ search
+
+cdef inline int local_search(int tk, Node* x, Slot t, bint* found) except -2:
+    """First i with t ≤ times[i] (n when none), and whether equal."""
+    cdef int i, n = x.n
+    if tk != T_OBJ:
+        if n == 0 or t_lt(tk, x.times[n - 1], t):
+            found[0] = False
+            return n
+    for i in range(n):
+        if t_lt(tk, t, x.times[i]):
+            found[0] = False
+            return i
+        if t_eq(tk, t, x.times[i]):
+            found[0] = True
+            return i
+    found[0] = False
+    return n
+
+
+cdef Node* search_start(FiBA o, Slot t) except NULL:
+    cdef Node* root = o.root
+    cdef Node* x
+    cdef int tk = o.tkind
+    if root.leaf:
+        return root
+    if t_lt(tk, t, root.times[0]):
+        x = o.lf
+        o.tcount += 1
+        while x != root and t_lt(tk, x.times[x.n - 1], t):
+            x = x.parent
+            o.tcount += 1
+        return x
+    if t_lt(tk, root.times[root.n - 1], t):
+        x = o.rf
+        o.tcount += 1
+        while x != root and t_lt(tk, t, x.times[0]):
+            x = x.parent
+            o.tcount += 1
+        return x
+    return root
+
+
+cdef Node* search(FiBA o, Slot t, int* idx, bint* found, int* depth) except NULL:
+    cdef Node* x = search_start(o, t)
+    cdef int i
+    depth[0] = 0
+    while True:
+        o.tcount += 1
+        i = local_search(o.tkind, x, t, found)
+        if found[0] or x.leaf:
+            idx[0] = i
+            return x
+        x = x.children[i]
+        depth[0] += 1
+
+
+# ================================================================================================ insert
+
+cdef int insert_core(FiBA o, Slot t, Slot v, object vobj) except -1:
+    cdef Node* x
+    cdef Node* top
+    cdef int i, depth = 0, n
+    cdef bint found = False, hl = False, hr = False
+    x = search(o, t, &i, &found, &depth)
+    o.broken = True
+    if found:
+        if o.kind != K_GENERIC:
+            o.ccount += 1
+            x.values[i] = tcomb(o.kind, x.values[i], v)
+        else:
+            o.ccount += 1
+            r = o._combine(<object>x.values[i].o, vobj)
+            slot_set(&x.values[i], r)
+        repair_aggs(o, x, False, False, 0)
+    elif x == o.rf and i == x.n and x.n + 2 <= o.max_arity:
+        n = x.n
+        store_time(o, &x.times[n], t)
+        x.values[n] = v
+        x.n = n + 1
+        if o.kind != K_GENERIC:
+            if n > 0:
+                o.ccount += 1
+                x.agg = tcomb(o.kind, x.agg, v)
+            else:
+                x.agg = v
+        else:
+            Py_INCREF(vobj)
+            if n > 0:
+                o.ccount += 1
+                r = o._combine(<object>x.agg.o, vobj)
+                set_agg_g(x, r)
+            else:
+                set_agg_g(x, vobj)
+        x.count += 1
+    else:
+        n = x.n
+        memmove(&x.times[i + 1], &x.times[i], (n - i) * sizeof(Slot))
+        memmove(&x.values[i + 1], &x.values[i], (n - i) * sizeof(Slot))
+        store_time(o, &x.times[i], t)
+        x.values[i] = v
+        if o.kind == K_GENERIC:
+            Py_INCREF(vobj)
+        x.n = n + 1
+        top = rebalance_after_insert(o, x, &hl, &hr)
+        repair_aggs(o, top, hl, hr, 0)
+    o.broken = False
+    return 0
+
+
+cdef Node* rebalance_after_insert(FiBA o, Node* x, bint* hl, bint* hr) except NULL:
+    hl[0] = False
+    hr[0] = False
+    while x.n + 1 > o.max_arity:
+        if x.parent == NULL:
+            height_increase(o)
+            hl[0] = True
+            hr[0] = True
+        hl[0] = hl[0] or x.left_spine
+        hr[0] = hr[0] or x.right_spine
+        split(o, x)
+        x = x.parent
+    return x
+
+
+cdef int height_increase(FiBA o) except -1:
+    cdef Node* old = o.root
+    cdef Node* r = node_new(o, False)
+    r.children[0] = old
+    r.n = 0
+    old.parent = r
+    old.left_spine = 1
+    old.right_spine = 1
+    o.root = r
+    return 0
+
+
+cdef int insert_child(Node* p, int j, Slot t, Slot v, Node* c) noexcept:
+    """Entry (t, v) at index j of internal ``p``, ``c`` as child j+1 (references move)."""
+    cdef int n = p.n
+    memmove(&p.times[j + 1], &p.times[j], (n - j) * sizeof(Slot))
+    memmove(&p.values[j + 1], &p.values[j], (n - j) * sizeof(Slot))
+    memmove(&p.children[j + 2], &p.children[j + 1], (n - j) * sizeof(Node*))
+    p.times[j] = t
+    p.values[j] = v
+    p.children[j + 1] = c
+    p.n = n + 1
+    c.parent = p
+    return 0
+
+
+cdef int split(FiBA o, Node* left) except -1:
+    cdef int mu = o.min_arity, i
+    cdef Node* parent = left.parent
+    cdef Node* right = node_new(o, left.leaf)
+    cdef Slot st = left.times[mu]
+    cdef Slot sv = left.values[mu]
+    right.n = left.n - mu - 1
+    memcpy(right.times, &left.times[mu + 1], right.n * sizeof(Slot))
+    memcpy(right.values, &left.values[mu + 1], right.n * sizeof(Slot))
+    if not left.leaf:
+        memcpy(right.children, &left.children[mu + 1], (right.n + 1) * sizeof(Node*))
+        for i in range(right.n + 1):
+            right.children[i].parent = right
+    left.n = mu
+    right.parent = parent
+    insert_child(parent, child_index(parent, left), st, sv, right)
+    if left.right_spine:
+        left.right_spine = 0
+        right.right_spine = 1
+    if o.rf == left:
+        o.rf = right
+    recompute_if_up(o, left)
+    recompute_if_up(o, right)
+    return 0
+
+
+# ================================================================================================ evict
+
+cdef inline void shift_left(Slot* a, int n) noexcept nogil:
+    """``a[0:n-1] = a[1:n]`` (nodes hold at most 2μ entries: a plain loop beats a memmove call)."""
+    cdef int i
+    for i in range(n - 1):
+        a[i] = a[i + 1]
+
+
+cdef int evict_core(FiBA o) except -1:
+    cdef Node* leaf = o.lf
+    cdef Node* top
+    cdef bint hl, hr
+    cdef int climbed = 0
+    release_entry(o, leaf, 0)
+    shift_left(leaf.times, leaf.n)
+    shift_left(leaf.values, leaf.n)
+    leaf.n -= 1
+    if leaf.parent != NULL and leaf.n + 1 >= o.min_arity:
+        # no underflow: the reference's rebalance does nothing and its repair recomputes this left-spine leaf
+        # only (the climb stops at it, the pass down starts below it): the same ⊗ and visits, fewer calls
+        recompute(o, leaf)
+        return 0
+    hl = leaf.left_spine
+    hr = leaf.right_spine
+    top = rebalance_after_evict(o, leaf, &hl, &hr, &climbed)
+    repair_aggs(o, top, hl, hr, 0)
+    return 0
+
+
+cdef int remove_core(FiBA o, Node* x, int i) except -1:
+    cdef Node* leaf
+    cdef Node* top
+    cdef int extra = 0, climbed = 0, n
+    cdef bint hl, hr
+    if x.leaf:
+        leaf = x
+        release_entry(o, leaf, i)
+        n = leaf.n
+        memmove(&leaf.times[i], &leaf.times[i + 1], (n - i - 1) * sizeof(Slot))
+        memmove(&leaf.values[i], &leaf.values[i + 1], (n - i - 1) * sizeof(Slot))
+        leaf.n = n - 1
+    else:
+        release_entry(o, x, i)
+        if x.children[i + 1].n + 1 > o.min_arity:  # the oldest entry of the right subtree
+            leaf = x.children[i + 1]
+            extra = 1
+            while not leaf.leaf:
+                leaf = leaf.children[0]
+                extra += 1
+            x.times[i] = leaf.times[0]
+            x.values[i] = leaf.values[0]
+            memmove(&leaf.times[0], &leaf.times[1], (leaf.n - 1) * sizeof(Slot))
+            memmove(&leaf.values[0], &leaf.values[1], (leaf.n - 1) * sizeof(Slot))
+            leaf.n -= 1
+        else:  # the youngest entry of the left subtree
+            leaf = x.children[i]
+            extra = 1
+            while not leaf.leaf:
+                leaf = leaf.children[leaf.n]
+                extra += 1
+            x.times[i] = leaf.times[leaf.n - 1]
+            x.values[i] = leaf.values[leaf.n - 1]
+            leaf.n -= 1
+        o.tcount += extra
+    hl = leaf.left_spine
+    hr = leaf.right_spine
+    top = rebalance_after_evict(o, leaf, &hl, &hr, &climbed)
+    repair_aggs(o, top, hl, hr, extra - climbed if extra > climbed else 0)
+    return 0
+
+
+cdef Node* rebalance_after_evict(FiBA o, Node* x, bint* hl, bint* hr, int* climbed) except NULL:
+    cdef int mu = o.min_arity, j, sep
+    cdef Node* parent
+    cdef Node* sibling
+    climbed[0] = 0
+    while x.parent != NULL and x.n + 1 < mu:
+        parent = x.parent
+        j = child_index(parent, x)
+        if j == parent.n:
+            sibling = parent.children[j - 1]
+            sep = j - 1
+        else:
+            sibling = parent.children[j + 1]
+            sep = j
+        hl[0] = hl[0] or sibling.left_spine or x.left_spine
+        hr[0] = hr[0] or sibling.right_spine or x.right_spine
+        climbed[0] += 1
+        if sibling.n + 1 <= mu:
+            merge(o, parent, sep)
+            if parent.parent == NULL and parent.n == 0:
+                height_decrease(o)
+                hl[0] = True
+                hr[0] = True
+                return o.root
+            x = parent
+        else:
+            move1(o, parent, sep, x)
+            return parent
+    return x
+
+
+cdef int merge(FiBA o, Node* parent, int i) except -1:
+    """Child i absorbs separator i and child i+1 (freed); moves the right-spine flag and the right finger."""
+    cdef Node* left = parent.children[i]
+    cdef Node* right = parent.children[i + 1]
+    cdef int ln = left.n, rn = right.n, k, pn = parent.n
+    left.times[ln] = parent.times[i]
+    left.values[ln] = parent.values[i]
+    memcpy(&left.times[ln + 1], right.times, rn * sizeof(Slot))
+    memcpy(&left.values[ln + 1], right.values, rn * sizeof(Slot))
+    if not left.leaf:
+        memcpy(&left.children[ln + 1], right.children, (rn + 1) * sizeof(Node*))
+        for k in range(ln + 1, ln + rn + 2):
+            left.children[k].parent = left
+    left.n = ln + 1 + rn
+    memmove(&parent.times[i], &parent.times[i + 1], (pn - i - 1) * sizeof(Slot))
+    memmove(&parent.values[i], &parent.values[i + 1], (pn - i - 1) * sizeof(Slot))
+    memmove(&parent.children[i + 1], &parent.children[i + 2], (pn - i - 1) * sizeof(Node*))
+    parent.n = pn - 1
+    if right.right_spine:
+        left.right_spine = 1
+    if o.rf == right:
+        o.rf = left
+    free_emptied(o, right)
+    recompute_if_up(o, left)
+    return 0
+
+
+cdef int move1(FiBA o, Node* parent, int i, Node* into) except -1:
+    """Rotate one entry between children i and i+1 of ``parent`` into ``into``."""
+    cdef Node* left = parent.children[i]
+    cdef Node* right = parent.children[i + 1]
+    cdef Node* c
+    cdef int n
+    if into == left:
+        n = left.n
+        left.times[n] = parent.times[i]
+        left.values[n] = parent.values[i]
+        parent.times[i] = right.times[0]
+        parent.values[i] = right.values[0]
+        memmove(&right.times[0], &right.times[1], (right.n - 1) * sizeof(Slot))
+        memmove(&right.values[0], &right.values[1], (right.n - 1) * sizeof(Slot))
+        if not left.leaf:
+            c = right.children[0]
+            memmove(&right.children[0], &right.children[1], right.n * sizeof(Node*))
+            c.parent = left
+            left.children[n + 1] = c
+        left.n = n + 1
+        right.n -= 1
+    else:
+        n = right.n
+        memmove(&right.times[1], &right.times[0], n * sizeof(Slot))
+        memmove(&right.values[1], &right.values[0], n * sizeof(Slot))
+        right.times[0] = parent.times[i]
+        right.values[0] = parent.values[i]
+        parent.times[i] = left.times[left.n - 1]
+        parent.values[i] = left.values[left.n - 1]
+        if not right.leaf:
+            c = left.children[left.n]
+            memmove(&right.children[1], &right.children[0], (n + 1) * sizeof(Node*))
+            c.parent = right
+            right.children[0] = c
+        left.n -= 1
+        right.n = n + 1
+    recompute_if_up(o, left)
+    recompute_if_up(o, right)
+    return 0
+
+
+cdef int height_decrease(FiBA o) except -1:
+    cdef Node* old = o.root
+    cdef Node* child = old.children[0]
+    free_emptied(o, old)
+    become_root(o, child)
+    return 0
+
+
+cdef inline void become_root(FiBA o, Node* x) noexcept nogil:
+    x.parent = NULL
+    x.left_spine = 0
+    x.right_spine = 0
+    o.root = x
+
+
+# ================================================================================================ bulk evict
+
+cdef Node* bulk_evict_boundary(FiBA o, Slot t) except NULL:
+    """Steps 1 and 2 of 003 §4 (the reference's ``_search_boundary`` and ``_evict_pass_up``)."""
+    cdef Node* b_node[MAXLEVELS]
+    cdef Node* b_nb[MAXLEVELS]
+    cdef Node* b_anc[MAXLEVELS]
+    cdef int b_a[MAXLEVELS]
+    cdef int b_k[MAXLEVELS]
+    cdef int nb = 0, i, j, a, k, level, deficit, surplus, mu = o.min_arity
+    cdef bint found = False
+    cdef Node* x
+    cdef Node* neighbor
+    cdef Node* ancestor
+    cdef Node* top = NULL
+    cdef Node* skip = NULL
+    cdef Node* old_root
+    cdef Node* new_root
+    cdef Node* holder
+    cdef Node* left
+    cdef int tk = o.tkind
+    # Step 1: the boundary search (reads only)
+    x = search_start(o, t)
+    if x == o.root:
+        neighbor = NULL
+        ancestor = NULL
+        a = -1
+    else:
+        ancestor = x.parent
+        j = child_index(ancestor, x)
+        neighbor = ancestor.children[j + 1] if j + 1 <= ancestor.n else NULL
+        a = j
+    while True:
+        o.tcount += 1
+        i = local_search(tk, x, t, &found)
+        b_node[nb] = x
+        b_nb[nb] = neighbor
+        b_anc[nb] = ancestor
+        b_a[nb] = a
+        b_k[nb] = i + 1 if found else i
+        nb += 1
+        if found or x.leaf:
+            break
+        if i == x.n:
+            if neighbor != NULL:
+                neighbor = neighbor.children[0]
+        else:
+            ancestor = x
+            neighbor = x.children[i + 1]
+            a = i
+        x = x.children[i]
+    # Step 2: the pass up, leaf level first
+    for level in range(nb):
+        x = b_node[nb - 1 - level]
+        neighbor = b_nb[nb - 1 - level]
+        ancestor = b_anc[nb - 1 - level]
+        a = b_a[nb - 1 - level]
+        k = b_k[nb - 1 - level]
+        if neighbor != NULL and level > 0:
+            recompute_if_up(o, neighbor)
+        if skip == NULL or skip == x:
+            if skip == x:
+                k = 0
+            skip = NULL
+            local_evict_front(o, x, k)
+            recompute_if_up(o, x)
+            if neighbor == NULL:
+                old_root = o.root
+                new_root = x.children[0] if (not x.leaf and x.n == 0) else x
+                if new_root != old_root:
+                    holder = new_root.parent
+                    holder.children[holder.n] = NULL  # detach (its last child) before the old tree is freed
+                    push_free(o, old_root)
+                    become_root(o, new_root)
+                repair_left_spine_info(o, o.root, level == 0)
+                return o.root
+            if x.n + 1 >= mu:
+                top = x
+            else:
+                deficit = mu - (x.n + 1)
+                surplus = (neighbor.n + 1) - mu
+                if deficit <= surplus:
+                    move_batch(o, x, neighbor, ancestor, a, deficit)
+                elif x.parent == ancestor:
+                    merge(o, ancestor, a)
+                else:
+                    merge_not_sibling(o, x, neighbor, ancestor, a)
+                    skip = ancestor
+                top = ancestor
+        left = x if skip == NULL else neighbor
+        repair_left_spine_info(o, left, level == 0)
+    return top
+
+
+cdef int local_evict_front(FiBA o, Node* x, int k) except -1:
+    cdef int i, n = x.n
+    o.tcount += 1
+    if k:
+        for i in range(k):
+            release_entry(o, x, i)
+        memmove(&x.times[0], &x.times[k], (n - k) * sizeof(Slot))
+        memmove(&x.values[0], &x.values[k], (n - k) * sizeof(Slot))
+        if not x.leaf:
+            for i in range(k):
+                push_free(o, x.children[i])
+            memmove(&x.children[0], &x.children[k], (n - k + 1) * sizeof(Node*))
+        x.n = n - k
+    return 0
+
+
+cdef int move_batch(FiBA o, Node* x, Node* nb, Node* anc, int a, int k) except -1:
+    """Move batch (003 Fig. 2): e_a and the neighbor's first k−1 entries and k children into ``x``."""
+    cdef int n = x.n, i, m = nb.n
+    x.times[n] = anc.times[a]
+    x.values[n] = anc.values[a]
+    memcpy(&x.times[n + 1], nb.times, (k - 1) * sizeof(Slot))
+    memcpy(&x.values[n + 1], nb.values, (k - 1) * sizeof(Slot))
+    anc.times[a] = nb.times[k - 1]
+    anc.values[a] = nb.values[k - 1]
+    memmove(&nb.times[0], &nb.times[k], (m - k) * sizeof(Slot))
+    memmove(&nb.values[0], &nb.values[k], (m - k) * sizeof(Slot))
+    if not x.leaf:
+        memcpy(&x.children[n + 1], nb.children, k * sizeof(Node*))
+        for i in range(n + 1, n + 1 + k):
+            x.children[i].parent = x
+        memmove(&nb.children[0], &nb.children[k], (m - k + 1) * sizeof(Node*))
+    x.n = n + k
+    nb.n = m - k
+    recompute_if_up(o, x)
+    recompute_if_up(o, nb)
+    return 0
+
+
+cdef int merge_not_sibling(FiBA o, Node* x, Node* nb, Node* anc, int a) except -1:
+    """Merge with a non-sibling (003 Fig. 3): the neighbor absorbs ``x`` and e_a at its front; ``x`` is
+    detached and freed; the ancestor drops entries and children 0 … a."""
+    cdef int n = x.n, m = nb.n, i, an = anc.n
+    memmove(&nb.times[n + 1], &nb.times[0], m * sizeof(Slot))
+    memmove(&nb.values[n + 1], &nb.values[0], m * sizeof(Slot))
+    memcpy(&nb.times[0], x.times, n * sizeof(Slot))
+    memcpy(&nb.values[0], x.values, n * sizeof(Slot))
+    nb.times[n] = anc.times[a]
+    nb.values[n] = anc.values[a]
+    if not x.leaf:
+        memmove(&nb.children[n + 1], &nb.children[0], (m + 1) * sizeof(Node*))
+        memcpy(&nb.children[0], x.children, (n + 1) * sizeof(Node*))
+        for i in range(n + 1):
+            nb.children[i].parent = nb
+    nb.n = n + 1 + m
+    x.parent.children[x.parent.n] = NULL
+    free_emptied(o, x)
+    for i in range(a):  # entries 0 … a−1 are ≤ t; e_a moved into the neighbor
+        release_entry(o, anc, i)
+    for i in range(a + 1):
+        push_free(o, anc.children[i])
+    memmove(&anc.times[0], &anc.times[a + 1], (an - a - 1) * sizeof(Slot))
+    memmove(&anc.values[0], &anc.values[a + 1], (an - a - 1) * sizeof(Slot))
+    memmove(&anc.children[0], &anc.children[a + 1], (an - a) * sizeof(Node*))
+    anc.n = an - a - 1
+    recompute_if_up(o, nb)
+    return 0
+
+
+cdef inline void repair_left_spine_info(FiBA o, Node* x, bint recurse) noexcept:
+    x.left_spine = x.parent != NULL
+    if recurse:
+        while not x.leaf:
+            x = x.children[0]
+            x.left_spine = 1
+            o.tcount += 1
+        o.lf = x
+
+
+cdef int evict_repair(FiBA o, Node* top) except -1:
+    cdef bint hl, hr
+    cdef int climbed = 0
+    if top.parent == NULL:
+        if not top.leaf and top.n == 0:
+            height_decrease(o)
+            top = o.root
+        repair_aggs(o, top, True, True, 0)
+        return 0
+    if top.n + 1 >= o.min_arity:
+        repair_aggs(o, top, top.left_spine, top.right_spine, 0)
+        return 0
+    hl = top.left_spine
+    hr = top.right_spine
+    top = rebalance_after_evict(o, top, &hl, &hr, &climbed)
+    repair_aggs(o, top, hl, hr, 0)
+    return 0
+
+
+# ================================================================================================ bulk insert
+
+cdef bint bulk_order_ok(PyObject** pt, Py_ssize_t n) except -1:
+    """Whether the times are valid (not NaN) and non-decreasing; in C for exact ints and floats."""
+    cdef Py_ssize_t i
+    cdef double a, b
+    cdef long long x, y
+    cdef int ox = 0, oy = 0
+    for i in range(n):
+        t = <object>pt[i]
+        if PyFloat_CheckExact(t):
+            if PyFloat_AS_DOUBLE(t) != PyFloat_AS_DOUBLE(t):
+                return False
+        elif not PyLong_CheckExact(t):
+            check_time(t)
+        if i == 0:
+            continue
+        prev = <object>pt[i - 1]
+        if PyFloat_CheckExact(t) and PyFloat_CheckExact(prev):
+            if PyFloat_AS_DOUBLE(t) < PyFloat_AS_DOUBLE(prev):
+                return False
+            continue
+        if PyLong_CheckExact(t) and PyLong_CheckExact(prev):
+            x = PyLong_AsLongLongAndOverflow(t, &ox)
+            y = PyLong_AsLongLongAndOverflow(prev, &oy)
+            if ox == 0 and oy == 0:
+                if x < y:
+                    return False
+                continue
+        if PyObject_RichCompareBool(t, prev, Py_LT):
+            return False
+    return True
+
+
+cdef int bulk_insert_core(FiBA o, PyObject** pt, Slot* kv, Py_ssize_t m_raw, list keep) except -1:
+    """003 §5: fold duplicates, Step 1 (multisearch), combine matches, Step 2 (levels), Step 3 (pass down).
+    ``pt``/``kv``: the bulk's times (borrowed objects) and checked values (typed, or borrowed objects)."""
+    cdef Py_ssize_t m, i, j, s, lv, nmatch = 0
+    cdef Slot* kt = NULL
+    cdef int tk, want
+    cdef EventBuf cur, nxt, mg
+    cdef Event ev
+    cdef Event* me = NULL
+    cdef int* mlevel = NULL
+    cdef Tops tops
+    cdef int top_dirty = -1, level
+    cdef Py_ssize_t* dstart = NULL
+    cdef Py_ssize_t* dcount = NULL
+    cdef Event* dirty = NULL
+    cur.e = NULL; cur.n = 0; cur.cap = 0
+    nxt.e = NULL; nxt.n = 0; nxt.cap = 0
+    mg.e = NULL; mg.n = 0; mg.cap = 0
+    # the time representation for all keys (a switch to objects is invisible)
+    if tree_size(o) == 0 and o.root.leaf and o.root.n == 0:
+        want = time_kind_of(<object>pt[0])
+        for i in range(1, m_raw):
+            if time_kind_of(<object>pt[i]) != want:
+                want = T_OBJ
+                break
+        o.tkind = want
+        o.root.tobj = want == T_OBJ
+    elif o.tkind != T_OBJ:
+        for i in range(m_raw):
+            if time_kind_of(<object>pt[i]) != o.tkind:
+                convert_to_obj(o)
+                break
+    tk = o.tkind
+    kt = <Slot*>malloc(m_raw * sizeof(Slot))
+    me = <Event*>malloc(m_raw * sizeof(Event))
+    mlevel = <int*>malloc(m_raw * sizeof(int))
+    if kt == NULL or me == NULL or mlevel == NULL:
+        free(kt); free(me); free(mlevel)
+        raise MemoryError()
+    try:
+        # fold duplicates earlier ⊗ later (counted like the reference), compacting the arrays
+        m = 0
+        for i in range(m_raw):
+            key_slot(tk, <object>pt[i], &kt[m])
+            if m > 0 and t_eq(tk, kt[m - 1], kt[m]):
+                o.ccount += 1
+                if o.kind != K_GENERIC:
+                    kv[m - 1] = tcomb(o.kind, kv[m - 1], kv[i])
+                else:
+                    y = o._combine(<object>kv[m - 1].o, <object>kv[i].o)
+                    keep.append(y)
+                    kv[m - 1].o = <PyObject*>y
+            else:
+                kv[m] = kv[i]
+                m += 1
+        multisearch(o, kt, kv, m, &cur, me, mlevel, &nmatch)
+        o.broken = True
+        # existing timestamps: combine in place; recompute at their level
+        for i in range(nmatch):
+            combine_in_place(o, me[i].target, me[i].slot, kv[me[i].seq], <object>kv[me[i].seq].o if o.kind == K_GENERIC else None)
+            if mlevel[i] > top_dirty:
+                top_dirty = mlevel[i]
+        # the new leaf events own their keys and values
+        for i in range(cur.n):
+            s = cur.e[i].seq
+            store_time(o, &cur.e[i].time, kt[s])
+            cur.e[i].value = kv[s]
+            if o.kind == K_GENERIC:
+                Py_INCREF(<object>kv[s].o)
+        # group the matches by level, keeping seq order (a counting sort)
+        dcount = <Py_ssize_t*>calloc(top_dirty + 2, sizeof(Py_ssize_t))
+        dstart = <Py_ssize_t*>calloc(top_dirty + 2, sizeof(Py_ssize_t))
+        dirty = <Event*>malloc((nmatch + 1) * sizeof(Event))
+        if dcount == NULL or dstart == NULL or dirty == NULL:
+            raise MemoryError()
+        for i in range(nmatch):
+            dcount[mlevel[i]] += 1
+        for lv in range(1, top_dirty + 1):
+            dstart[lv] = dstart[lv - 1] + dcount[lv - 1]
+        for lv in range(top_dirty + 1):
+            dcount[lv] = 0
+        for i in range(nmatch):
+            lv = mlevel[i]
+            ev.seq = me[i].seq
+            ev.target = me[i].target
+            ev.insert = 0
+            ev.slot = 0
+            ev.child = NULL
+            dirty[dstart[lv] + dcount[lv]] = ev
+            dcount[lv] += 1
+        tops.left = NULL
+        tops.right = NULL
+        tops.root = False
+        tops.left_from_root = False
+        tops.right_from_root = False
+        level = 0
+        while cur.n > 0 or level <= top_dirty:
+            nxt.n = 0
+            if level <= top_dirty and dcount[level] > 0:
+                merge_events(&cur, &dirty[dstart[level]], dcount[level], &mg)
+                process_level(o, &mg, &nxt, &tops)
+            else:
+                process_level(o, &cur, &nxt, &tops)
+            cur, nxt = nxt, cur
+            level += 1
+        pass_down(o, &tops)
+        o.broken = False
+    finally:
+        free(kt); free(me); free(mlevel)
+        free(cur.e); free(nxt.e); free(mg.e)
+        free(dcount); free(dstart); free(dirty)
+    return 0
+
+
+cdef int combine_in_place(FiBA o, Node* x, int i, Slot v, object vobj) except -1:
+    o.ccount += 1
+    if o.kind != K_GENERIC:
+        x.values[i] = tcomb(o.kind, x.values[i], v)
+    else:
+        r = o._combine(<object>x.values[i].o, vobj)
+        slot_set(&x.values[i], r)
+    return 0
+
+
+cdef int multisearch(FiBA o, Slot* kt, Slot* kv, Py_ssize_t m, EventBuf* leaf_events, Event* me, int* mlevel,
+                     Py_ssize_t* nmatch) except -1:
+    """Step 1, ``doInitialMultisearch`` (reads only): see the reference."""
+    cdef Node* p_node[MAXLEVELS]
+    cdef Slot p_ub[MAXLEVELS]
+    cdef bint p_has[MAXLEVELS]
+    cdef int p_level[MAXLEVELS]
+    cdef int sp, level, i, tk = o.tkind
+    cdef Node* root = o.root
+    cdef Node* x = o.rf
+    cdef Slot t, ub
+    cdef bint has_ub, found = False
+    cdef Py_ssize_t seq
+    cdef Event ev
+    level = 0
+    o.tcount += 1
+    t = kt[0]
+    while x != root and t_lt(tk, t, x.times[0]):
+        x = x.parent
+        level += 1
+        o.tcount += 1
+    p_node[0] = x
+    p_has[0] = False
+    p_level[0] = level
+    sp = 1
+    for seq in range(m):
+        t = kt[seq]
+        while sp > 1 and p_has[sp - 1] and not t_lt(tk, t, p_ub[sp - 1]):
+            sp -= 1
+        x = p_node[sp - 1]
+        ub = p_ub[sp - 1]
+        has_ub = p_has[sp - 1]
+        level = p_level[sp - 1]
+        while True:
+            o.tcount += 1
+            i = local_search(tk, x, t, &found)
+            if found:
+                me[nmatch[0]].seq = seq
+                me[nmatch[0]].target = x
+                me[nmatch[0]].slot = i
+                mlevel[nmatch[0]] = level
+                nmatch[0] += 1
+                break
+            if x.leaf:
+                ev.seq = seq
+                ev.target = x
+                ev.insert = 1
+                ev.slot = i
+                ev.time = t
+                ev.value = kv[seq]
+                ev.child = NULL
+                ev_append(leaf_events, ev)
+                break
+            if i < x.n:
+                ub = x.times[i]
+                has_ub = True
+            x = x.children[i]
+            level -= 1
+            p_node[sp] = x
+            p_ub[sp] = ub
+            p_has[sp] = has_ub
+            p_level[sp] = level
+            sp += 1
+    return 0
+
+
+cdef int merge_events(EventBuf* a, Event* d, Py_ssize_t nd, EventBuf* out) except -1:
+    """The level's treelets in tree order: ``a`` merged with this level's recomputations ``d``, by seq."""
+    cdef Py_ssize_t i = 0, j = 0
+    out.n = 0
+    while i < a.n or j < nd:
+        if j == nd or (i < a.n and a.e[i].seq < d[j].seq):
+            ev_append(out, a.e[i])
+            i += 1
+        else:
+            ev_append(out, d[j])
+            j += 1
+    a.n = 0
+    return 0
+
+
+cdef int process_level(FiBA o, EventBuf* evs, EventBuf* nxt, Tops* tops) except -1:
+    cdef Py_ssize_t g = 0, h
+    cdef Node* target
+    while g < evs.n:
+        target = evs.e[g].target
+        h = g + 1
+        while h < evs.n and evs.e[h].target == target:
+            h += 1
+        bulk_local_insert(o, target, &evs.e[g], h - g, nxt, tops)
+        g = h
+    evs.n = 0
+    return 0
+
+
+cdef int ensure_scratch(FiBA o, Py_ssize_t need) except -1:
+    cdef Py_ssize_t cap
+    cdef Slot* a
+    cdef Slot* b
+    cdef Node** c
+    if need <= o.s_cap:
+        return 0
+    cap = max(need, 2 * o.s_cap, 64)
+    a = <Slot*>realloc(o.s_times, cap * sizeof(Slot))
+    if a == NULL:
+        raise MemoryError()
+    o.s_times = a
+    b = <Slot*>realloc(o.s_values, cap * sizeof(Slot))
+    if b == NULL:
+        raise MemoryError()
+    o.s_values = b
+    c = <Node**>realloc(o.s_children, (cap + 1) * sizeof(Node*))
+    if c == NULL:
+        raise MemoryError()
+    o.s_children = c
+    o.s_cap = cap
+    return 0
+
+
+cdef int bulk_local_insert(FiBA o, Node* x, Event* grp, Py_ssize_t ng, EventBuf* nxt, Tops* tops) except -1:
+    cdef int64_t seq = grp[0].seq
+    cdef Py_ssize_t ninsert = 0, g, total, e, k
+    cdef bint split_done = False
+    cdef Node* last
+    cdef Event ev
+    o.tcount += 1
+    for g in range(ng):
+        if grp[g].insert:
+            ninsert += 1
+    if ninsert:
+        total = x.n + ninsert
+        ensure_scratch(o, total + 1)
+        # interleave: the treelets of slot s go just before original entry s (references move)
+        k = 0
+        g = 0
+        if not x.leaf:
+            o.s_children[0] = x.children[0]
+        for e in range(x.n + 1):
+            while g < ng and (not grp[g].insert or grp[g].slot == e):
+                if grp[g].insert:
+                    o.s_times[k] = grp[g].time
+                    o.s_values[k] = grp[g].value
+                    if not x.leaf:
+                        o.s_children[k + 1] = grp[g].child
+                    k += 1
+                g += 1
+            if e < x.n:
+                o.s_times[k] = x.times[e]
+                o.s_values[k] = x.values[e]
+                if not x.leaf:
+                    o.s_children[k + 1] = x.children[e + 1]
+                k += 1
+        if total + 1 > o.max_arity:
+            bulk_split(o, x, total, seq, nxt, tops)
+            split_done = True
+        else:
+            last = x.children[x.n] if not x.leaf else NULL
+            memcpy(x.times, o.s_times, total * sizeof(Slot))
+            memcpy(x.values, o.s_values, total * sizeof(Slot))
+            x.n = <int>total
+            if not x.leaf:
+                memcpy(x.children, o.s_children, (total + 1) * sizeof(Node*))
+                for e in range(total + 1):
+                    x.children[e].parent = x
+                if x.parent == NULL and x.children[total] != last:
+                    tops.right_from_root = True
+    if has_up(x):
+        if not split_done:
+            recompute(o, x)
+            ev.seq = seq
+            ev.target = x.parent
+            ev.insert = 0
+            ev.slot = 0
+            ev.child = NULL
+            ev_append(nxt, ev)
+    else:
+        if x.left_spine:
+            tops.left = x
+        if x.right_spine:
+            tops.right = x
+        if x.parent == NULL:
+            tops.root = True
+    return 0
+
+
+cdef int bulk_split(FiBA o, Node* x, Py_ssize_t total, int64_t seq, EventBuf* nxt, Tops* tops) except -1:
+    """``bulkSplit`` (Claim 1) of the interleaved scratch sequence (``total`` entries, arity total+1)."""
+    cdef int mu = o.min_arity, b, kpieces, r, slot, piece_i
+    cdef Py_ssize_t p = total + 1, e = 0, c = 0, q
+    cdef Node* parent
+    cdef Node* piece
+    cdef Node* prev
+    cdef bint from_right
+    cdef Event ev
+    cdef Node* pieces_first
+    if x.parent == NULL:
+        height_increase(o)
+        tops.left_from_root = True
+        tops.right_from_root = True
+    parent = x.parent
+    kpieces = <int>(p // (mu + 1))
+    r = <int>(p - kpieces * (mu + 1))
+    # pieces: (kpieces pieces of μ+1 and a last μ) when r = μ, else (kpieces−1 of μ+1 and a last μ+1+r)
+    cdef int npieces = kpieces + 1 if r == mu else kpieces
+    cdef int lastsize = mu if r == mu else mu + 1 + r
+    slot = child_index(parent, x)
+    from_right = x.right_spine
+    cdef Node** arr = <Node**>malloc(npieces * sizeof(Node*))
+    if arr == NULL:
+        raise MemoryError()
+    try:
+        arr[0] = x
+        for piece_i in range(1, npieces):
+            arr[piece_i] = node_new(o, x.leaf)
+        for piece_i in range(npieces):
+            b = lastsize if piece_i == npieces - 1 else mu + 1
+            piece = arr[piece_i]
+            memcpy(piece.times, &o.s_times[e], (b - 1) * sizeof(Slot))
+            memcpy(piece.values, &o.s_values[e], (b - 1) * sizeof(Slot))
+            e += b - 1
+            piece.n = b - 1
+            if not x.leaf:
+                memcpy(piece.children, &o.s_children[c], b * sizeof(Node*))
+                for q in range(b):
+                    piece.children[q].parent = piece
+                c += b
+            piece.parent = parent
+            if piece_i + 1 < npieces:
+                ev.seq = seq
+                ev.target = parent
+                ev.insert = 1
+                ev.slot = slot
+                ev.time = o.s_times[e]
+                ev.value = o.s_values[e]
+                ev.child = arr[piece_i + 1]
+                ev_append(nxt, ev)
+                e += 1
+        if from_right:
+            x.right_spine = 0
+            arr[npieces - 1].right_spine = 1
+            if o.rf == x:
+                o.rf = arr[npieces - 1]
+        for piece_i in range(npieces):
+            recompute_if_up(o, arr[piece_i])
+        if x.left_spine:
+            tops.left = x
+        if arr[npieces - 1].right_spine:
+            tops.right = arr[npieces - 1]
+    finally:
+        free(arr)
+    return 0
+
+
+cdef int pass_down(FiBA o, Tops* tops) except -1:
+    cdef Node* root = o.root
+    cdef Node* top
+    if tops.root:
+        recompute(o, root)
+    top = root if tops.left_from_root else tops.left
+    if top != NULL:
+        if top != root:
+            recompute(o, top)
+        walk_spine(o, top, False)
+    top = root if tops.right_from_root else tops.right
+    if top != NULL:
+        if top != root:
+            recompute(o, top)
+        walk_spine(o, top, True)
+    return 0
+
+
+# ================================================================================================ queries
+
+cdef Slot query_t(FiBA o) noexcept:
+    cdef Node* root = o.root
+    if root.leaf:
+        return root.agg
+    o.ccount += 2
+    return tcomb(o.kind, tcomb(o.kind, o.lf.agg, root.agg), o.rf.agg)
+
+
+cdef object query_g(FiBA o):
+    cdef Node* root = o.root
+    if root.leaf:
+        return <object>root.agg.o
+    comb = o._combine
+    o.ccount += 1
+    a = comb(<object>o.lf.agg.o, <object>root.agg.o)
+    o.ccount += 1
+    return comb(a, <object>o.rf.agg.o)
+
+
+cdef Node* range_start(FiBA o, Slot a, Slot b) except NULL:
+    cdef Node* root = o.root
+    cdef Node* x = root
+    cdef int tk = o.tkind
+    if not root.leaf:
+        if t_lt(tk, b, root.times[0]):
+            x = o.lf
+            while x != root and t_lt(tk, x.times[x.n - 1], b):
+                x = x.parent
+                o.tcount += 1
+        elif t_lt(tk, root.times[root.n - 1], a):
+            x = o.rf
+            while x != root and t_lt(tk, a, x.times[0]):
+                x = x.parent
+                o.tcount += 1
+    return x
+
+
+cdef int range_ops_t(FiBA o, Node* x, Slot lo, bint has_lo, Slot hi, bint has_hi, Slot* acc, bint* first,
+                     int64_t* cc) except -1:
+    cdef int i, last = x.n, tk = o.tkind
+    cdef bint c_lo, c_hi
+    o.tcount += 1
+    if not has_lo and not has_hi and has_up(x):
+        tpush(o.kind, acc, first, cc, x.agg)
+        return 0
+    for i in range(last + 1):
+        if not x.leaf:
+            if (not has_hi or i == 0 or t_lt(tk, x.times[i - 1], hi)) and (not has_lo or i == last or t_lt(tk, lo, x.times[i])):
+                c_lo = has_lo and not (i > 0 and not t_lt(tk, x.times[i - 1], lo))
+                c_hi = has_hi and not (i < last and not t_lt(tk, hi, x.times[i]))
+                range_ops_t(o, x.children[i], lo, c_lo, hi, c_hi, acc, first, cc)
+        if i < last and (not has_lo or not t_lt(tk, x.times[i], lo)) and (not has_hi or not t_lt(tk, hi, x.times[i])):
+            tpush(o.kind, acc, first, cc, x.values[i])
+    return 0
+
+
+cdef Slot range_t(FiBA o, Slot a, Slot b) except *:
+    cdef Slot acc = o.one
+    cdef bint first = True
+    cdef int64_t cc = 0
+    range_ops_t(o, range_start(o, a, b), a, True, b, True, &acc, &first, &cc)
+    o.ccount += cc
+    return o.one if first else acc
+
+
+cdef int range_ops_g(FiBA o, Node* x, Slot lo, bint has_lo, Slot hi, bint has_hi, list ops) except -1:
+    cdef int i, last = x.n, tk = o.tkind
+    cdef bint c_lo, c_hi
+    o.tcount += 1
+    if not has_lo and not has_hi and has_up(x):
+        ops.append(<object>x.agg.o)
+        return 0
+    for i in range(last + 1):
+        if not x.leaf:
+            if (not has_hi or i == 0 or t_lt(tk, x.times[i - 1], hi)) and (not has_lo or i == last or t_lt(tk, lo, x.times[i])):
+                c_lo = has_lo and not (i > 0 and not t_lt(tk, x.times[i - 1], lo))
+                c_hi = has_hi and not (i < last and not t_lt(tk, hi, x.times[i]))
+                range_ops_g(o, x.children[i], lo, c_lo, hi, c_hi, ops)
+        if i < last and (not has_lo or not t_lt(tk, x.times[i], lo)) and (not has_hi or not t_lt(tk, hi, x.times[i])):
+            ops.append(<object>x.values[i].o)
+    return 0
+
+
+cdef object range_g(FiBA o, Slot a, Slot b):
+    cdef list ops = []
+    range_ops_g(o, range_start(o, a, b), a, True, b, True, ops)
+    return fold_g(o, ops)
+
+
+# ================================================================================================ snapshots
+
+cdef void number_nodes(Node* root, dict ids, list order) except *:
+    stack = [<Py_ssize_t>root]
+    cdef Node* x
+    cdef int i
+    while stack:
+        x = <Node*><Py_ssize_t>stack.pop()
+        ids[<Py_ssize_t>x] = len(order)
+        order.append(<Py_ssize_t>x)
+        if not x.leaf:
+            for i in range(x.n, -1, -1):
+                stack.append(<Py_ssize_t>x.children[i])
+
+
+cdef object snap_node(FiBA o, Node* x, dict ids):
+    cdef int i
+    parent = None if x.parent == NULL else ids.get(<Py_ssize_t>x.parent, -1)
+    children = () if x.leaf else tuple([snap_node(o, x.children[i], ids) for i in range(x.n + 1)])
+    return FiBANodeState(
+        id=ids[<Py_ssize_t>x],
+        parent=parent,
+        times=tuple([t_box(o.tkind, x.times[i]) for i in range(x.n)]),
+        values=tuple([o._val(x.values[i]) for i in range(x.n)]),
+        agg=o._val(x.agg),
+        count=x.count,
+        left_spine=bool(x.left_spine),
+        right_spine=bool(x.right_spine),
+        children=children,
+    )
+
+
+cdef void items_rec(FiBA o, Node* x, list out) except *:
+    cdef int i
+    for i in range(x.n + 1):
+        if not x.leaf:
+            items_rec(o, x.children[i], out)
+        if i < x.n:
+            out.append((t_box(o.tkind, x.times[i]), o._val(x.values[i])))
+
+
+# ================================================================================================ array driver
+
+cdef object slide_typed(FiBA o, object times, object values, Py_ssize_t window):
+    """The C loop of :meth:`FiBA.slide` for typed values and 'd'/'q' time buffers (None: not applicable)."""
+    cdef Py_ssize_t n_ok = 0, n, i
+    cdef const double[::1] td
+    cdef const int64_t[::1] ti
+    cdef int tk
+    cdef Slot t, v
+    cdef const Slot* vp
+    cdef Slot* outp
+    cdef cpython.array.array out
+    if not isinstance(times, (_pyarray.array, memoryview)):
+        return None
+    vbuf = typed_input(o.kind, values, &n_ok)
+    if vbuf is None:
+        return None
+    try:
+        td = times
+        tk = T_F64
+    except _BUFFER_MISMATCH:
+        try:
+            ti = times
+            tk = T_I64
+        except _BUFFER_MISMATCH:
+            return None
+    n = td.shape[0] if tk == T_F64 else ti.shape[0]
+    if len(vbuf) < n:
+        n = len(vbuf)
+    if n_ok < n or (tree_size(o) > 0 and o.tkind != tk) or o.broken:
+        return None  # a bad value, NaN, or a different time type: the general loop raises or converts
+    if tk == T_F64 and first_nan(td[:n]) < n:
+        return None
+    out = new_out_array(o.kind, n)
+    if n == 0:
+        return out
+    outp = <Slot*>out.data.as_voidptr
+    vp = <const Slot*>_vaddr(vbuf, o.kind)
+    if tree_size(o) == 0:
+        o.tkind = tk
+        o.root.tobj = 0
+    for i in range(n):
+        if tk == T_F64:
+            t.f = td[i]
+        else:
+            t.i = ti[i]
+        while tree_size(o) >= window:
+            evict_core(o)
+        insert_core(o, t, vp[i], None)
+        outp[i] = query_t(o)
+    return out
+
+
+cdef inline const void* _vaddr(object buf, int kind):
+    cdef const double[::1] dv
+    cdef const int64_t[::1] iv
+    if kind <= K_MIN_F:
+        dv = buf
+        return &dv[0]
+    iv = buf
+    return &iv[0]

@@ -1,0 +1,303 @@
+"""The Hypothesis state machine of out-of-order SWAGs (registry kind ``"out_of_order"``: FiBA).
+
+:func:`make_ooo_machine` builds a :class:`~hypothesis.stateful.RuleBasedStateMachine` over a
+:func:`~swagkit.verify.ooo_debug.checked_ooo` aggregator, which judges every step (the
+:class:`~swagkit.spec.ooo.TimedWindow` model, every FiBA invariant locally and globally, the ⊗ and node-visit
+budgets). The machine only chooses operations, mixing all of them:
+
+* ``insert`` at a drawn time, at a time already in the window, and at a time held by an **internal node**
+  (read off the snapshot: the in-place combine at any level, notes §7 item 3);
+* ``evict``, ``remove`` of a present time, ``bulk_evict`` at every boundary position (below the oldest, at it,
+  at an internal node's key, at the right finger's first key, above the youngest, anywhere);
+* ``bulk_insert`` of sorted bulks at both extremes, interleaved, with duplicates inside the bulk and mixing new
+  and existing (internal-node) times, and ``grow_to`` a drawn size (taller trees);
+* ``query``, ``range_query``, ``oldest``, ``youngest``;
+* misuse: ``evict()``/``oldest()``/``youngest()`` on an empty window, ``remove`` of an absent time and an
+  unordered ``bulk_insert`` must raise the documented error and leave the snapshot unchanged.
+
+Timestamps are drawn per example as ints, floats, strings (the compiled generic-time path) or a mix of ints and
+floats (the compiled typed-to-generic switch), in a range about twice the window cap so collisions are common.
+Registered for kind ``"out_of_order"`` in :data:`swagkit.verify.machine.MACHINES`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import hypothesis
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule, \
+    run_state_machine_as_test
+
+from swagkit.spec.errors import EmptyWindowError
+from swagkit.spec.library import LIBRARY
+from swagkit.spec.ooo import MissingTimeError, UnorderedBulkError
+
+from . import registry
+from .machine import DEFAULT_MAX_WINDOW, MachineStats, machine_settings, register_machine
+from .ooo_debug import KIND, CheckedOutOfOrder, checked_ooo
+from .strategies import strategy_for
+
+__all__ = ["OutOfOrderMachine", "make_ooo_machine", "run_ooo_machine", "TIME_FLAVORS", "VARIANT_SHARE"]
+
+#: how an example's timestamps look: the compiled FiBA has int64, float64 and generic (object) time paths
+TIME_FLAVORS = ("int", "float", "str", "mixed")
+
+
+def _to_time(flavor: str, k: int) -> Any:
+    """The k-th timestamp of a flavor (order-preserving in k)."""
+    if flavor == "int":
+        return k
+    if flavor == "float":
+        return k / 2
+    if flavor == "str":
+        return f"{k:05d}"
+    return k if k % 2 == 0 else k + 0.5  # ints and floats interleaved, strictly increasing
+
+
+class OutOfOrderMachine(RuleBasedStateMachine):
+    """Base of the generated machines; :func:`make_ooo_machine` fills in the class attributes and rules."""
+
+    algorithm_id = ""
+    monoid_id = ""
+    implementation = "reference"
+    max_window = DEFAULT_MAX_WINDOW
+    stats = MachineStats()
+
+    def __init__(self) -> None:
+        super().__init__()
+        aggregator = registry.create(
+            self.algorithm_id, LIBRARY[self.monoid_id].factory(), self.implementation, check=False
+        )
+        self.swag: CheckedOutOfOrder = checked_ooo(aggregator, algorithm=self.algorithm_id)
+        self.flavor = "int"
+        type(self).stats.examples += 1
+
+    def _step(self) -> None:
+        stats = type(self).stats
+        stats.steps += 1
+        stats.max_window = max(stats.max_window, len(self.swag))
+
+    def _room(self) -> int:
+        return max(self.max_window - len(self.swag), 0)
+
+    def _time(self, k: int) -> Any:
+        return _to_time(self.flavor, k)
+
+    def _span(self) -> int:
+        return 2 * self.max_window + 8
+
+    def _internal_times(self) -> list[Any]:
+        """Times held by internal nodes of the current tree (empty for a leaf root)."""
+        out: list[Any] = []
+        stack = [self.swag.inner.snapshot().root]
+        while stack:
+            node = stack.pop()
+            if node.children:
+                out.extend(node.times)
+                stack.extend(node.children)
+        return out
+
+    def _expect(self, error: type[Exception], call: Any) -> None:
+        try:
+            call()
+        except error:
+            return
+        raise AssertionError(f"expected {error.__name__}")  # pragma: no cover - the wrapper raises first
+
+    def teardown(self) -> None:
+        type(self).stats.operations += self.swag.operations
+
+
+def make_ooo_machine(
+    algorithm_id: str,
+    monoid_id: str,
+    implementation: str = "reference",
+    *,
+    max_window: int = DEFAULT_MAX_WINDOW,
+) -> type[OutOfOrderMachine]:
+    """A state machine class checking the out-of-order ``algorithm_id`` over library monoid ``monoid_id``."""
+    info = registry.algorithm(algorithm_id)
+    if info.kind != KIND:
+        raise registry.RegistryError(f"{algorithm_id} is a {info.kind!r} algorithm; this machine checks {KIND!r}")
+    registry.create(algorithm_id, LIBRARY[monoid_id].factory(), implementation, check=False)  # fail fast
+    values = strategy_for(monoid_id)
+    span = 2 * max_window + 8
+    keys = st.integers(min_value=0, max_value=span)
+
+    class Machine(OutOfOrderMachine):
+        @initialize(flavor=st.sampled_from(TIME_FLAVORS))
+        def choose_times(self, flavor: str) -> None:
+            self.flavor = flavor
+
+        @precondition(lambda self: self._room() > 0)
+        @rule(k=keys, value=values)
+        def insert(self, k: int, value: Any) -> None:
+            self.swag.insert(self._time(k), value)
+            self._step()
+
+        @precondition(lambda self: len(self.swag) > 0)
+        @rule(data=st.data(), value=values, internal=st.booleans())
+        def insert_existing(self, data: st.DataObject, value: Any, internal: bool) -> None:
+            """Combine into a present time: one held by an internal node when there is one (old ⊗ new)."""
+            pool = self._internal_times() if internal else []
+            pool = pool or self.swag.model.times()
+            self.swag.insert(data.draw(st.sampled_from(pool)), value)
+            self._step()
+
+        @precondition(lambda self: len(self.swag) > 0)
+        @rule()
+        def evict(self) -> None:
+            self.swag.evict()
+            self._step()
+
+        @precondition(lambda self: len(self.swag) == 0)
+        @rule()
+        def misuse_on_empty(self) -> None:
+            self._expect(EmptyWindowError, self.swag.evict)
+            self._expect(EmptyWindowError, self.swag.oldest)
+            self._expect(EmptyWindowError, self.swag.youngest)
+            self._step()
+
+        @precondition(lambda self: len(self.swag) > 0)
+        @rule(data=st.data())
+        def remove(self, data: st.DataObject) -> None:
+            self.swag.remove(data.draw(st.sampled_from(self.swag.model.times())))
+            self._step()
+
+        @rule(k=keys)
+        def remove_absent(self, k: int) -> None:
+            t = self._time(k)
+            if t not in self.swag.model:
+                self._expect(MissingTimeError, lambda: self.swag.remove(t))
+            self._step()
+
+        @rule(data=st.data(), where=st.sampled_from(("below", "oldest", "internal", "right_finger", "above",
+                                                      "present", "anywhere")))
+        def bulk_evict(self, data: st.DataObject, where: str) -> None:
+            """Bulk evict at every boundary position of the notes' fixtures."""
+            times = self.swag.model.times()
+            t: Any
+            if not times or where == "anywhere":
+                t = self._time(data.draw(keys))
+            elif where == "below":
+                t = self._time(-1)
+            elif where == "oldest":
+                t = times[0]
+            elif where == "internal":
+                t = data.draw(st.sampled_from(self._internal_times() or times))
+            elif where == "right_finger":
+                snap = self.swag.inner.snapshot()
+                node = snap.root
+                while node.children:
+                    node = node.children[-1]
+                t = node.times[0] if node.times else times[-1]
+            elif where == "above":
+                t = self._time(span + 1)
+            else:
+                t = data.draw(st.sampled_from(times))
+            self.swag.bulk_evict(t)
+            self._step()
+
+        @rule(data=st.data(), where=st.sampled_from(("anywhere", "left", "right", "interleaved")),
+              size=st.integers(min_value=0, max_value=24), existing=st.integers(min_value=0, max_value=4),
+              dup=st.booleans())
+        def bulk_insert(self, data: st.DataObject, where: str, size: int, existing: int, dup: bool) -> None:
+            """A sorted bulk at an extreme or interleaved, mixing new and existing (internal-node) times, with
+            an in-bulk duplicate (earlier ⊗ later) when ``dup``."""
+            times = self.swag.model.times()
+            size = min(size, self._room())
+            lo, hi = 0, span
+            if where == "left" and times:
+                ks = [k for k in range(span) if self._time(k) < times[0]]
+                lo, hi = (ks[0], ks[-1]) if ks else (0, span)
+            elif where == "right" and times:
+                ks = [k for k in range(span + 1) if self._time(k) > times[-1]]
+                lo, hi = (ks[0], ks[-1]) if ks else (0, span)
+            ks = data.draw(st.lists(st.integers(min_value=lo, max_value=hi), min_size=size, max_size=size))
+            chosen = [self._time(k) for k in ks]
+            if times and existing and where in ("anywhere", "interleaved"):
+                pool = self._internal_times() or times
+                chosen += data.draw(st.lists(st.sampled_from(pool), max_size=existing))
+            chosen.sort()
+            if dup and chosen:
+                chosen.insert(0, chosen[0])
+            vs = data.draw(st.lists(values, min_size=min(len(chosen), 1), max_size=min(len(chosen), 6)))
+            pairs = [(t, vs[k % len(vs)]) for k, t in enumerate(chosen)]  # a few values, cycled
+            self.swag.bulk_insert(pairs)
+            self._step()
+
+        @rule(data=st.data(), size=st.integers(min_value=2, max_value=8))
+        def bulk_insert_unordered(self, data: st.DataObject, size: int) -> None:
+            ks = data.draw(st.lists(keys, min_size=size, max_size=size, unique=True))
+            ks.sort(reverse=True)
+            v = data.draw(values)
+            pairs = [(self._time(k), v) for k in ks]
+            self._expect(UnorderedBulkError, lambda: self.swag.bulk_insert(pairs))
+            self._step()
+
+        @rule(size=st.integers(min_value=0, max_value=max_window), data=st.data())
+        def grow_to(self, size: int, data: st.DataObject) -> None:
+            """Fill up to ``size`` entries with one bulk of fresh times (taller trees, root splits)."""
+            need = max(size - len(self.swag), 0)
+            free = [k for k in range(span) if self._time(k) not in self.swag.model][:need * 2]
+            pick = sorted(data.draw(st.permutations(free))[:need]) if free else []
+            v = data.draw(values)
+            self.swag.bulk_insert([(self._time(k), v) for k in pick])
+            self._step()
+
+        @rule(a=keys, b=keys)
+        def range_query(self, a: int, b: int) -> None:
+            self.swag.range_query(self._time(min(a, b)), self._time(max(a, b)))
+            self._step()
+
+        @precondition(lambda self: len(self.swag) > 0)
+        @rule()
+        def ends(self) -> None:
+            self.swag.oldest()
+            self.swag.youngest()
+            self._step()
+
+        @invariant()
+        def agrees_with_model(self) -> None:
+            self.swag.query()
+
+    name = "".join(part.title() for part in f"{algorithm_id}_{monoid_id}_{implementation}".split("_"))
+    Machine.__name__ = Machine.__qualname__ = f"{name}Machine"
+    Machine.algorithm_id = algorithm_id
+    Machine.monoid_id = monoid_id
+    Machine.implementation = implementation
+    Machine.max_window = max_window
+    Machine.stats = MachineStats()
+    return Machine
+
+
+#: examples divisor of registry ids that are variants of ``fiba`` (see :func:`run_ooo_machine`)
+VARIANT_SHARE = {"fiba_mu2": 3, "fiba_mu8": 3, "fiba_loop": 3}
+
+
+def run_ooo_machine(
+    algorithm_id: str,
+    monoid_id: str,
+    implementation: str = "reference",
+    *,
+    max_examples: int = 40,
+    steps: int = 50,
+    seed: int | None = None,
+    max_window: int = DEFAULT_MAX_WINDOW,
+) -> MachineStats:
+    """Run the out-of-order machine for one combination; raises the (shrunk) failure, returns statistics.
+
+    Registry ids that differ from a checked id only by parameters or by looping its bulk operations
+    (:data:`VARIANT_SHARE`: ``fiba_mu2``, ``fiba_mu8``, ``fiba_loop``; all of FiBA's code is shared) run a third
+    of ``max_examples`` (at least 3), which keeps ``swagkit verify`` within its time budget."""
+    if algorithm_id in VARIANT_SHARE:
+        max_examples = max(3, max_examples // VARIANT_SHARE[algorithm_id])
+    machine = make_ooo_machine(algorithm_id, monoid_id, implementation, max_window=max_window)
+    if seed is not None:
+        machine = hypothesis.seed(seed)(machine)
+    run_state_machine_as_test(machine, settings=machine_settings(max_examples, steps))
+    return machine.stats
+
+
+register_machine(KIND, run_ooo_machine)
