@@ -18,6 +18,7 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 MODULES = ["_two_stacks", "_two_stacks_lite", "_daba", "_daba_lite", "_slickdeque", "_flatfat", "_reactive", "_flatfit", "_fiba"]
+MODULES += ["_qdigest", "_window_count", "_window_quantiles", "_value_division"]  # paper 004
 
 DIRECTIVES = {
     "language_level": 3,
