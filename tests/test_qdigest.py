@@ -1,7 +1,7 @@
 """q-digest (paper 004 §3.1 box): the rank guarantee and the size bound on random and adversarial streams,
 the checker's hard and soft properties, errata as regression tests (closure versus the size bound, 3k versus
 4k + 1, P2 after the paper's one-pass compress), bad input that changes nothing, compiled-vs-reference parity,
-and the q-digest as a monoid inside SWAG algorithms (generic over algorithm ids: add "fiba" when it lands)."""
+and the q-digest as a monoid inside SWAG algorithms (in-order ones by algorithm id, and FiBA out of order)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from swagkit.spec.errors import InvariantViolation, SwagkitError
 from swagkit.spec.monoid import check_laws
 from swagkit.verify import registry
 
-#: SWAG algorithms that must keep a sliding window of q-digests correctly (add "fiba" once it is registered)
+#: in-order SWAG algorithms that must keep a sliding window of q-digests correctly (FiBA: its own test below)
 SWAG_ALGORITHMS = ["daba_lite", "two_stacks_lite", "daba"]
 
 
@@ -280,8 +280,7 @@ def test_monoid_laws_up_to_tolerance(impl: str) -> None:
 def test_swag_over_qdigests_answers_window_ranks(algorithm: str, implementation: str) -> None:
     """A sliding window of q-digests kept by a SWAG algorithm: every query is a correct ε-digest of the window
     (rank error <= ε·n, size bound), and equivalent to the model's fold."""
-    if algorithm not in registry.ALGORITHMS:
-        pytest.skip(f"{algorithm} is not registered in this checkout")
+    assert algorithm in registry.ALGORITHMS
     bits, eps = 8, 0.1
     m = impl_class(implementation, "qdigest_monoid")(bits, eps)
     agg = registry.create(algorithm, m, implementation, check=False)
@@ -306,6 +305,46 @@ def test_swag_over_qdigests_answers_window_ranks(algorithm: str, implementation:
     for _ in range(30):
         checked.evict()
         checked.query()
+
+
+@pytest.mark.parametrize("implementation", ["reference", "optimized"])
+@pytest.mark.parametrize("algorithm", ["fiba", "fiba_mu2"])
+def test_fiba_over_qdigests_out_of_order(algorithm: str, implementation: str) -> None:
+    """FiBA keeps a time-ordered window of q-digests under out-of-order inserts, bulk eviction by time and
+    range queries: every answer is an ε-digest (rank error <= ε·n, size bound) of exactly the values whose
+    times the query covers."""
+    bits, eps = 8, 0.1
+    m = impl_class(implementation, "qdigest_monoid")(bits, eps)
+    agg = registry.create(algorithm, m, implementation, check=False)
+    rng = random.Random(len(algorithm))
+    window: dict[int, int] = {}  # time -> value, the oracle
+    now = 0
+    for step in range(500):
+        now += 1
+        if rng.random() < 0.08 and window:  # bulk evict everything up to a time inside the window
+            cut = rng.choice(sorted(window))
+            evicted = agg.bulk_evict(cut)
+            gone = [t for t in window if t <= cut]
+            assert evicted == len(gone)
+            for t in gone:
+                del window[t]
+        else:  # out of order: up to 40 ticks late, never a repeated time
+            t = (now - rng.randrange(min(now, 40))) * 64 + rng.randrange(64)
+            while t in window:
+                t += 1
+            x = min(255, int(rng.paretovariate(0.8))) if step % 2 else rng.randrange(256)
+            agg.insert(t, x)
+            window[t] = x
+        if step % 23 == 0 or step == 499:
+            digest = agg.query()
+            check_qdigest(digest.snapshot(), [(x, 1) for x in window.values()])
+            assert digest.total == len(window)
+            if len(window) >= 2:
+                lo, hi = sorted(rng.sample(sorted(window), 2))
+                part = agg.range_query(lo, hi)
+                inside = [(x, 1) for t, x in window.items() if lo <= t <= hi]
+                check_qdigest(part.snapshot(), inside)
+                assert part.total == len(inside)
 
 
 def test_equivalence_is_the_stated_tolerance() -> None:
