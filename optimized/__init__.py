@@ -16,6 +16,8 @@ identical, so float results are bit-identical), plus ``COMPILED``:
   one (O(n) per query, not worth compiling).
 * ``FiBA``/``FiBALoop`` (paper 003, out-of-order, ``_fiba``): typed values and int64/float64/object timestamps;
   ``combine_count`` and ``touched_count`` equal the reference's (``_fiba_api``).
+* Paper 004's structures (``QDigest``, ``qdigest_monoid``, ``SlidingWindowCount``, ``SlidingWindowQuantiles``,
+  ``ValueDivision``) are compiled too (:mod:`._decay_api`), with the reference's API, snapshots and answers.
 """
 
 from __future__ import annotations
@@ -30,8 +32,9 @@ from ._flatfit_api import FLATFIT_COMPILED, FlatFIT
 from ._reactive_api import REACTIVE_COMPILED, FlatFAT, ReactiveAggregator
 from ._slickdeque_api import SLICKDEQUE_COMPILED, SlickDequeInv, SlickDequeNonInv, SlickRange
 from ._fiba_api import FIBA_COMPILED, FiBA, FiBALoop
+from ._decay_api import DECAY_COMPILED, QDigest, SlidingWindowCount, SlidingWindowQuantiles, ValueDivision, qdigest_monoid
 
-__all__ = ["Recalc", "TwoStacks", "TwoStacksLite", "DABA", "DABALite", "SlickDequeInv", "SlickDequeNonInv", "SlickRange", "FlatFAT", "ReactiveAggregator", "FlatFIT", "window_array", "COMPILED"]
+__all__ = ["Recalc", "TwoStacks", "TwoStacksLite", "DABA", "DABALite", "SlickDequeInv", "SlickDequeNonInv", "SlickRange", "FlatFAT", "ReactiveAggregator", "FlatFIT", "window_array", "QDigest", "qdigest_monoid", "SlidingWindowCount", "SlidingWindowQuantiles", "ValueDivision", "COMPILED"]
 
 if TYPE_CHECKING:
     from ._daba import DABA
@@ -67,5 +70,6 @@ else:
     # True only when every extension is in use (each is optional, so a failed one falls back silently)
     COMPILED = _INORDER_COMPILED and REACTIVE_COMPILED and SLICKDEQUE_COMPILED and FLATFIT_COMPILED
     COMPILED = COMPILED and FIBA_COMPILED
+    COMPILED = COMPILED and DECAY_COMPILED
 
 __all__ += ["FiBA", "FiBALoop"]

@@ -116,3 +116,48 @@ class FiBALoop(_fiba_ref.FiBALoop):
     def _memory_bytes(self) -> None:
         """Not measurable for the pure-Python fallback."""
         return None
+
+
+# -- paper 004: time-decayed aggregates over out-of-order streams ------------------------------------------------
+
+from swagkit.reference import qdigest as _qdigest_mod  # noqa: E402
+from swagkit.reference import value_division as _value_division_mod  # noqa: E402
+from swagkit.reference import window_count as _window_count_mod  # noqa: E402
+from swagkit.reference import window_quantiles as _window_quantiles_mod  # noqa: E402
+
+__all__ += ["QDigest", "SlidingWindowCount", "SlidingWindowQuantiles", "ValueDivision"]
+
+
+class QDigest(_qdigest_mod.QDigest):
+    __doc__ = f"Paper 004 §3.1 box, pure-Python fallback (the reference class). {_qdigest_mod.QDigest.__doc__}"
+
+    def _memory_bytes(self) -> None:
+        """Not measurable for the pure-Python fallback."""
+        return None
+
+
+class SlidingWindowCount(_window_count_mod.SlidingWindowCount):
+    __doc__ = f"Paper 004 §3.1, pure-Python fallback (the reference class). {_window_count_mod.SlidingWindowCount.__doc__}"
+
+    def _memory_bytes(self) -> None:
+        """Not measurable for the pure-Python fallback."""
+        return None
+
+
+class SlidingWindowQuantiles(_window_quantiles_mod.SlidingWindowQuantiles):
+    __doc__ = (
+        "Paper 004 §3.2-3.3 and §4.1, pure-Python fallback (the reference class). "
+        f"{_window_quantiles_mod.SlidingWindowQuantiles.__doc__}"
+    )
+
+    def _memory_bytes(self) -> None:
+        """Not measurable for the pure-Python fallback."""
+        return None
+
+
+class ValueDivision(_value_division_mod.ValueDivision):
+    __doc__ = f"Paper 004 §4.2, pure-Python fallback (the reference class). {_value_division_mod.ValueDivision.__doc__}"
+
+    def _memory_bytes(self) -> None:
+        """Not measurable for the pure-Python fallback."""
+        return None

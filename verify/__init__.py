@@ -39,3 +39,4 @@ __all__ = [
 # State machines of non-FIFO kinds register themselves on import (one line per kind):
 from . import tree as _tree  # noqa: E402,F401  (FlatFAT: the "tree" kind)
 from . import ooo_machine  # noqa: E402,F401  (out-of-order: FiBA; also registers its debug wrapper)
+from . import decay_machine  # noqa: E402,F401  (kinds sketch and time_decayed: paper 004; also their debug wrappers)

@@ -351,6 +351,11 @@ def list_command(args: argparse.Namespace, out: TextIO) -> int:
                      a.worst_case, a.space, a.requirement_text(), impls])
     print("Algorithms (⊗ invocations per operation, worst case; space in stored partial aggregates):", file=out)
     print("\n".join("  " + ln for ln in _table(rows, right=set())), file=out)
+    approximate = [a for a in registry.ALGORITHMS.values() if a.error]
+    if approximate:  # paper 004's structures: no ⊗, an accuracy guarantee instead
+        rows = [["structure", "kind", "guarantee", "space"]] + [[a.id, a.kind, a.error, a.space] for a in approximate]
+        print("\nApproximate structures (take no monoid; error and space bounds are checked contracts):", file=out)
+        print("\n".join("  " + ln for ln in _table(rows, right=set())), file=out)
     rows = [["monoid", "properties", "equality", "fast path", "strategy"]]
     for mid, entry in LIBRARY.items():
         m = entry.factory()

@@ -48,6 +48,7 @@ __all__ = [
     "register_implementation",
     "registered",
     "guarantees_markdown",
+    "decayed_markdown",
 ]
 
 #: A constructor of aggregators: ``factory(monoid, **params)``.
@@ -90,6 +91,12 @@ class AlgorithmInfo:
     amortized: str = "?"
     worst_case: str = "?"
     space: str = "?"
+    #: False for structures that are not generic over a monoid (paper 004's sketches and windows): ``create``
+    #: calls ``cls(**params)``, and ``monoids`` names the library monoid they are listed under (run once)
+    takes_monoid: bool = True
+    monoids: tuple[str, ...] | None = None
+    #: the accuracy guarantee of an approximate structure (shown by ``swagkit list``)
+    error: str = ""
 
     def __post_init__(self) -> None:
         unknown = [p for p in self.requires if p not in PROPERTIES]
@@ -229,6 +236,34 @@ IMPLEMENTATIONS: dict[str, ImplementationInfo] = {
     "optimized": ImplementationInfo("optimized", "swagkit.optimized", "Cython, same API and counts"),
 }
 
+# Time-decayed aggregates over out-of-order streams (paper 004): approximate structures, not monoid-generic
+# SWAGs. They take no monoid (they add integer weights), so ``swagkit verify`` runs each once per implementation,
+# listed under the ``count`` monoid; their state machines and debug wrappers are in ``decay_machine`` and
+# ``decay_debug``, their error and space contracts in ``swagkit.spec.decay_bounds``.
+from swagkit.spec.decay import PolynomialDecay as _PolynomialDecay  # noqa: E402
+
+
+def _decayed(id: str, class_name: str, title: str, paper: str, kind: str, error: str, space: str,
+             **params: Any) -> AlgorithmInfo:
+    return AlgorithmInfo(id, class_name, title, paper, checker=None, budget=None, kind=kind, params=params,
+                         worst_query="-", worst_insert="-", worst_evict="-", amortized="-", worst_case="-",
+                         space=space, takes_monoid=False, monoids=("count",), error=error)
+
+
+for _info in (
+    _decayed("qdigest", "QDigest", "q-digest (mergeable quantile sketch)", "004 §3.1 box", "sketch",
+             "r̂(q) <= r(q) <= r̂(q) + εN", "4·b/ε+1 ranges", universe_bits=10, eps=0.05),
+    _decayed("window_count", "SlidingWindowCount", "Out-of-order window count", "004 §3.1 (Thm 1)", "time_decayed",
+             "|D̂_w - D_w| <= ε·D_w", "α per level, α = (8/ε+7)T+1", time_bits=12, eps=0.2),
+    _decayed("window_quantiles", "SlidingWindowQuantiles", "Out-of-order window quantiles (defer merge)",
+             "004 §3.2-3.3, §4.1 (Thm 2, 3)", "time_decayed", "ranks ±ε·D_w (any decay: ±ε·D)",
+             "α·(8b/ε+1) per level, α = (16/ε+7)T+1", time_bits=10, value_bits=8, eps=0.5),
+    _decayed("value_division", "ValueDivision", "Value division (smooth decay)", "004 §4.2 (Thm 4)", "time_decayed",
+             "ranks ±(θ+β+θβ)·D", "2⌈ln(1/g(A))/ln(1+θ)⌉+1 digests", time_bits=12, value_bits=8,
+             decay=_PolynomialDecay(1.0), theta=0.1, beta=0.1),
+):
+    ALGORITHMS[_info.id] = _info
+
 # Classes registered directly (tests, user experiments): (implementation id, algorithm id) -> factory.
 _EXTRA_CLASSES: dict[tuple[str, str], Factory] = {}
 
@@ -291,7 +326,7 @@ def available_implementations(algorithm_id: str | None = None) -> list[str]:
 
 def create(
     algorithm_id: str,
-    monoid: Monoid[Any, Any, Any] | str,
+    monoid: Monoid[Any, Any, Any] | str | None,
     implementation: str = "reference",
     *,
     check: bool | None = None,
@@ -305,6 +340,10 @@ def create(
     :class:`~swagkit.spec.errors.UnsupportedMonoidError` when the monoid lacks a required property.
     """
     info = algorithm(algorithm_id)
+    if not info.takes_monoid:  # paper 004 structures: the monoid argument is ignored
+        return _create_monoid_free(info, implementation, check, params)
+    if monoid is None:
+        raise RegistryError(f"{algorithm_id} needs a monoid")
     m = resolve_monoid(monoid)
     missing = info.missing_properties(m)
     if missing:
@@ -326,6 +365,18 @@ def create(
 def _article(words: str) -> str:
     """``"a selective"`` / ``"an invertible"``."""
     return ("an " if words[:1] in "aeiou" else "a ") + words
+
+
+def _create_monoid_free(info: AlgorithmInfo, implementation: str, check: bool | None, params: dict[str, Any]) -> Any:
+    cls = resolve_class(info.id, implementation)
+    if cls is None:
+        raise RegistryError(f"implementation {implementation!r} does not provide {info.id} ({info.class_name})")
+    structure = cls(**{**info.params, **params})
+    from .debug import check_enabled, checked  # local: debug imports this module
+
+    if check if check is not None else check_enabled():
+        return checked(structure, algorithm=info.id)
+    return structure
 
 
 @dataclass(frozen=True)
@@ -363,6 +414,8 @@ def combos(
                 skip: str | None = None
                 if resolve_class(a, impl) is None:
                     skip = f"{impl} does not provide {info.class_name}"
+                elif info.monoids is not None and mid not in info.monoids:
+                    skip = f"takes no monoid (runs once, listed under {', '.join(info.monoids)})"
                 elif not info.supports(m):
                     skip = f"needs {_article(info.requirement_text())} monoid"
                 out.append(Combo(a, mid, impl, skip))
@@ -405,6 +458,15 @@ def registered(info: AlgorithmInfo, classes: Mapping[str, Factory] | None = None
         yield info
     finally:
         unregister_algorithm(info.id)
+
+
+def decayed_markdown() -> str:
+    """The README's table of the approximate structures (paper 004): accuracy and space guarantees."""
+    rows = ["| structure | id | paper | guarantee | space |", "|---|---|---|---|---|"]
+    for a in ALGORITHMS.values():
+        if a.error:
+            rows.append(f"| {a.title} | `{a.id}` | {a.paper} | {a.error} | {a.space} |")
+    return "\n".join(rows)
 
 
 def guarantees_markdown() -> str:

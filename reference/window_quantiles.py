@@ -1,0 +1,466 @@
+"""Range queries, quantiles and heavy hitters over a sliding window with out-of-order arrivals -- the
+defer-merge variant (paper 004 §3.2-3.3, Theorem 2, Corollary 1) -- and any decay function chosen at query time
+by reduction to sliding windows (§4.1, Theorem 3).
+
+Structure: the ladder of §3.1 over the time universe ``[0, 2^T)`` with caps ``γ(j) = 2^(j-1)``, where every
+time-wise range r carries a **value-wise q-digest** over ``[0, 2^b)`` of exactly the items counted in r
+(accuracy ε/2 relative to its own count ``c(r)``). Q_0 buffers the α weight units with the largest timestamps
+exactly, with their values.
+
+* SWUPDATE: the item goes to Q_0 and, in every level with ``t > τ_j``, to the leaf of t and that leaf's value
+  digest (one value-wise insert per level: "defer merge").
+* SWCOMPRESS: as §3.1; when a time-wise family merges into its parent, the children's value digests are merged
+  into the parent's (union, then one compress); a discarded range drops its digest.
+* Range query ``r̂(w, x)`` (weight with value ``< x`` in the window ``(t - w, t]``): exact from Q_0 when
+  ``t - w >= τ_0``; else, on level ℓ (smallest with ``τ_ℓ <= t - w``), ``Σ{rank_r(x) : lo(r) > t - w}`` --
+  digests are queried separately and summed, which is the deferred merge without building it (notes §4.4).
+  Error: straddling ranges hide at most ``T·2^(ℓ-1)`` and the digests at most ``(ε/2)·D_w``, both under; with
+  ``α >= (16/ε + 7)T + 1`` the level fullness gives ``T·2^(ℓ-1) <= (ε/2)·D_w``: total ``<= ε·D_w``.
+* Quantile (§3.3): ``D̂_w = Σ{c(r) : lo(r) > t - w}`` (the digests' totals are exact), then the smallest x with
+  ``r̂(w, x+1) >= φ·D̂_w``. It passes the two-sided test ``rank_lt(x) <= (φ+ε)D_w``, ``rank_le(x) >= (φ-ε)D_w``
+  (notes §4.6; Definition 4 as printed cannot always be met).
+* Heavy hitters by the **frequency method** (notes §4.6, not the paper's consecutive-quantile method, whose
+  thresholds overlap): ``f̂(p) = Σ f̂_r(p)``; report p iff ``f̂(p) >= φ·D̂_w``. Since ``-(ε/2)D_w <= f - f̂ <= ε·D_w``
+  and ``(1 - ε/2)D_w <= D̂_w <= D_w``, every value of weight ``>= (φ+ε)D_w`` is reported and none below
+  ``(φ-ε)D_w`` (for φ <= 1).
+* Any decay g (§4.1): with ``r(w, x)`` the strict window rank and t the current time,
+  ``R_g(x) = Σ_{w=1}^{t} (g(w-1) - g(w))·r(w, x) + g(t)·r(t+1, x)`` -- the printed formula has wrong signs and
+  indices (notes §5.1). All coefficients are ``>= 0``, so replacing each ``r(w, x)`` by the window estimate gives
+  error ``<= ε·D`` (D the decayed count). Summed per stored range: a range of level j with left end l counts for
+  the cutoffs ``u = t - w`` in its level's interval ``[A_j, B_j]`` below l, so it is weighted
+  ``g(t - min(B_j, l-1) - 1) - G(t - A_j)`` with ``G(t+1) = 0`` -- O(space) per query, the decay chosen at
+  query time.
+
+Corrections (notes §4.2, §9): the paper's ``α = (3/ε)·T`` does not follow from its own argument with
+``γ(j) = 2^(j-1)``; the default is the provable ``α = ⌈(16/ε + 7)·T + 1⌉``
+(:func:`swagkit.spec.decay_bounds.window_quantiles_alpha_min`). The buffer is counted (variant A), windows are
+strict, ranks strict (``rank(x)`` counts values ``< x``; Definition 5's ``<= x`` is ``rank(x + 1)``).
+
+Complexity: update O(J) plus amortized compress; space O(α·J) time-wise ranges, each with a digest of at most
+``min(c(r), 8b/ε + 1)`` ranges; rank and count queries O(space of one level); quantile and heavy hitters
+O(S log S) for the S value ranges of the level; decayed queries O(total space).
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Any, Iterable, Iterator
+
+from swagkit.spec.decay import Decay
+from swagkit.spec.decay_bounds import window_quantiles_alpha_min
+from swagkit.spec.decay_errors import InvalidParameterError
+from swagkit.spec.decay_input import (
+    check_accuracy,
+    check_advance,
+    check_bits,
+    check_int,
+    check_phi,
+    check_rank_point,
+    check_timestamp,
+    check_total,
+    check_value,
+    check_weight,
+    check_window,
+)
+from swagkit.spec.decay_snapshots import RangeLevelState, RangeNodeState, WindowQuantilesState, node_range
+
+from .qdigest import QDigest
+from .window_count import compress_fixed_cap, post_order_key
+
+__all__ = ["SlidingWindowQuantiles"]
+
+
+class _RangeLevel:
+    """Q_j of the range ladder: fixed cap, cutoff, time-wise counts and their value digests."""
+
+    __slots__ = ("gamma", "tau", "nodes", "digests")
+
+    def __init__(self, gamma: int, tau: int = -1) -> None:
+        self.gamma = gamma
+        self.tau = tau
+        self.nodes: dict[int, int] = {}
+        self.digests: dict[int, QDigest] = {}
+
+
+class SlidingWindowQuantiles:
+    """Window ranges, quantiles and heavy hitters with additive error ``ε·D_w``, and any decay by §4.1 with
+    error ``ε·D`` (paper 004 §3.2-3.3, §4.1; id ``window_quantiles``).
+
+    >>> s = SlidingWindowQuantiles(time_bits=6, value_bits=4, eps=0.5)
+    >>> s.advance(20)
+    >>> for value, ts in [(3, 19), (9, 5), (9, 20), (1, 18), (12, 2)]:
+    ...     s.insert(value, ts)
+    >>> s.count(4), s.rank(10, 4), s.quantile(0.5, 4)     # window (16, 20]: values 3, 9, 1
+    (3, 3, 3)
+    >>> from swagkit.spec.decay import SlidingWindowDecay
+    >>> s.decayed_count(SlidingWindowDecay(4))             # the same window as a decay
+    3.0
+    """
+
+    algorithm = "window_quantiles"
+
+    def __init__(self, time_bits: int, value_bits: int, eps: float, alpha: int | None = None) -> None:
+        self._tbits = check_bits(time_bits, "time_bits")
+        self._vbits = check_bits(value_bits, "value_bits")
+        self._eps = check_accuracy(eps, "eps")
+        self._veps = self._eps / 2
+        self.alpha_min = window_quantiles_alpha_min(self._tbits, self._eps)
+        if alpha is None:
+            alpha = self.alpha_min
+        a = check_int(alpha, "alpha")
+        if a < 1:
+            raise InvalidParameterError(f"alpha must be >= 1, got {a}")
+        self._alpha = a
+        self.now = 0
+        self._total = 0
+        self._q0: dict[tuple[int, int], int] = {}  # (timestamp, value) -> weight
+        self._q0_heap: list[tuple[int, int]] = []
+        self._q0_weight = 0
+        self._tau0 = -1
+        self._levels: list[_RangeLevel] = [_RangeLevel(self._gamma(1))]
+        self._pending = 0
+        #: updates between SWCOMPRESS runs
+        self.compress_period = self._alpha
+
+    @staticmethod
+    def _gamma(j: int) -> int:
+        return 1 << (j - 1)
+
+    def _new_digest(self) -> QDigest:
+        return QDigest(self._vbits, self._veps)
+
+    # -- parameters ----------------------------------------------------------------------------------------------
+
+    @property
+    def time_bits(self) -> int:
+        return self._tbits
+
+    @property
+    def value_bits(self) -> int:
+        return self._vbits
+
+    @property
+    def eps(self) -> float:
+        """ε: additive error ``ε·D_w`` of window ranks (``ε·D`` for decayed ranks)."""
+        return self._eps
+
+    @property
+    def alpha(self) -> int:
+        return self._alpha
+
+    @property
+    def total(self) -> int:
+        return self._total
+
+    def level_count(self) -> int:
+        return len(self._levels)
+
+    def node_count(self) -> int:
+        """Space in the paper's unit: Q_0 entries, time-wise ranges and the ranges of all value digests."""
+        return len(self._q0) + sum(len(lv.nodes) + sum(d.node_count() for d in lv.digests.values()) for lv in self._levels)
+
+    # -- updates -------------------------------------------------------------------------------------------------
+
+    def advance(self, t: int) -> None:
+        """Set the current time to ``t`` (``now <= t < 2**T``)."""
+        self.now = check_advance(t, self._tbits, self.now)
+
+    def insert(self, value: int, timestamp: int, weight: int = 1) -> None:
+        """SWUPDATE: record ``weight`` copies of ``value`` stamped ``timestamp <= now`` (validated first)."""
+        x = check_value(value, self._vbits)
+        t = check_timestamp(timestamp, self._tbits, self.now)
+        w = check_weight(weight)
+        check_total(self._total, w)
+        if w == 0:
+            return
+        self._total += w
+        self._buffer_insert(t, x, w)
+        leaf = (1 << self._tbits) + t
+        for level in self._levels:
+            if t > level.tau:
+                level.nodes[leaf] = level.nodes.get(leaf, 0) + w
+                d = level.digests.get(leaf)
+                if d is None:
+                    d = level.digests[leaf] = self._new_digest()
+                d.insert(x, w)
+        self._pending += 1
+        if self._pending >= self.compress_period:
+            self.compress()
+
+    def insert_many(self, items: Iterable[tuple[int, int]]) -> None:
+        """Insert ``(value, timestamp)`` pairs with weight 1 (all validated first)."""
+        pairs = [(check_value(x, self._vbits), check_timestamp(t, self._tbits, self.now)) for x, t in items]
+        check_total(self._total, len(pairs))
+        for x, t in pairs:
+            self.insert(x, t)
+
+    def _buffer_insert(self, t: int, x: int, w: int) -> None:
+        key = (t, x)
+        if key in self._q0:
+            self._q0[key] += w
+        else:
+            self._q0[key] = w
+            heapq.heappush(self._q0_heap, key)
+        self._q0_weight += w
+        excess = self._q0_weight - self._alpha
+        while excess > 0:  # evict the oldest weight (ties: smaller value first)
+            oldest = self._q0_heap[0]
+            take = min(excess, self._q0[oldest])
+            self._q0[oldest] -= take
+            self._q0_weight -= take
+            excess -= take
+            if oldest[0] > self._tau0:
+                self._tau0 = oldest[0]
+            if self._q0[oldest] == 0:
+                del self._q0[oldest]
+                heapq.heappop(self._q0_heap)
+
+    def compress(self) -> None:
+        """SWCOMPRESS with value digests carried along (merged into the parent, dropped on discard)."""
+        self._pending = 0
+        j = 0
+        while j < len(self._levels):
+            level = self._levels[j]
+            for parent, left, right in compress_fixed_cap(level.nodes, level.gamma):
+                d = level.digests.get(parent)
+                if d is None:
+                    d = level.digests[parent] = self._new_digest()
+                for child in (left, right):
+                    c = level.digests.pop(child, None)
+                    if c is not None:
+                        d._absorb(c)
+                d.compress()
+            if len(level.nodes) > self._alpha:
+                if j == len(self._levels) - 1:
+                    self._levels.append(self._copy_up(level, j + 2))
+                self._truncate(level)
+            j += 1
+
+    def _copy_up(self, level: _RangeLevel, j: int) -> _RangeLevel:
+        up = _RangeLevel(self._gamma(j))
+        up.nodes = dict(level.nodes)
+        up.digests = {n: d.copy() for n, d in level.digests.items()}
+        return up
+
+    def _truncate(self, level: _RangeLevel) -> None:
+        order = sorted(level.nodes, key=lambda n: post_order_key(n, self._tbits))
+        cut = len(order) - self._alpha
+        tau = level.tau
+        for node in order[:cut]:
+            tau = max(tau, node_range(node, self._tbits)[1])
+            del level.nodes[node]
+            del level.digests[node]
+        level.tau = tau
+        for node in order[cut:]:
+            if node_range(node, self._tbits)[1] <= tau:
+                del level.nodes[node]
+                del level.digests[node]
+
+    # -- window queries ------------------------------------------------------------------------------------------
+
+    def _cut(self, w: int) -> int:
+        return max(self.now - check_window(w), -1)
+
+    def _level_of(self, cut: int) -> _RangeLevel | None:
+        """None: answer exactly from Q_0; else Q_ℓ."""
+        if cut >= self._tau0:
+            return None
+        for level in self._levels:
+            if level.tau <= cut:
+                return level
+        raise AssertionError("the top level never discards")  # pragma: no cover
+
+    def _inside(self, level: _RangeLevel, cut: int) -> Iterator[tuple[int, QDigest]]:
+        for node, c in level.nodes.items():
+            if node_range(node, self._tbits)[0] > cut:
+                yield c, level.digests[node]
+
+    def count(self, w: int) -> int:
+        """``D̂_w``: estimated weight with ``now - t_i < w`` (under by at most ``(ε/2)·D_w``)."""
+        cut = self._cut(w)
+        level = self._level_of(cut)
+        if level is None:
+            return sum(wt for (t, _), wt in self._q0.items() if t > cut)
+        return sum(c for c, _ in self._inside(level, cut))
+
+    def rank(self, x: int, w: int) -> int:
+        """``r̂(w, x)``: estimated weight with value ``< x`` in the window; ``0 <= r - r̂ <= ε·D_w``."""
+        q = check_rank_point(x, self._vbits)
+        cut = self._cut(w)
+        level = self._level_of(cut)
+        if level is None:
+            return sum(wt for (t, v), wt in self._q0.items() if t > cut and v < q)
+        return sum(d.rank(q) for _, d in self._inside(level, cut))
+
+    def range_count(self, lo: int, hi: int, w: int) -> int:
+        """Estimated weight with ``lo <= value <= hi`` in the window (error ``<= 2ε·D_w``)."""
+        a = check_value(lo, self._vbits)
+        b = check_value(hi, self._vbits)
+        if a > b:
+            return 0
+        return self.rank(b + 1, w) - self.rank(a, w)
+
+    def _weighted_ranges(self, w: int) -> tuple[int, list[tuple[int, int]]]:
+        """(D̂_w, [(hi, weight)]) of the window: Q_0 items as points, or the level's value ranges (exact ints)."""
+        cut = self._cut(w)
+        level = self._level_of(cut)
+        if level is None:
+            pts = [(v, wt) for (t, v), wt in self._q0.items() if t > cut]
+            return sum(p[1] for p in pts), pts
+        out: list[tuple[int, int]] = []
+        total = 0
+        for c, d in self._inside(level, cut):
+            total += c
+            out.extend((hi, cnt) for _, hi, cnt in d.ranges())
+        return total, out
+
+    def quantile(self, phi: float, w: int) -> int | None:
+        """The smallest x with ``r̂(w, x+1) >= φ·D̂_w`` (None for an empty window)."""
+        p = check_phi(phi)
+        return _quantile_of(*self._weighted_ranges(w), p)
+
+    def heavy_hitters(self, phi: float, w: int) -> list[int]:
+        """Values p with ``f̂(p) >= φ·D̂_w`` (sorted): all of weight ``>= (φ+ε)D_w``, none below ``(φ-ε)D_w``."""
+        p = check_phi(phi, open_low=True)
+        return _heavy_of(*self._weighted_ranges(w), p)
+
+    # -- any decay (§4.1) ----------------------------------------------------------------------------------------
+
+    def _decay_atoms(self, decay: Decay) -> Iterator[tuple[float, int, Any]]:
+        """``(coefficient, weight, source)`` of every stored piece: a Q_0 entry ``(value,)`` or a value digest,
+        weighted by the §4.1 identity (module docstring)."""
+        if not isinstance(decay, Decay):
+            raise InvalidParameterError(f"decay must be a swagkit.spec.decay.Decay, got {type(decay).__name__}")
+        t = self.now
+
+        def G(w: int) -> float:
+            return 0.0 if w > t else decay(w)
+
+        def coef(u_top: int, u_bot: int) -> float:  # Σ_{w = t-u_top}^{t-u_bot} c(w) = g(t - u_top - 1) - G(t - u_bot)
+            return max(0.0, decay(t - u_top - 1) - G(t - u_bot))
+
+        a0 = max(self._tau0, -1)
+        for (s, v), wt in sorted(self._q0.items()):
+            if s - 1 >= a0:
+                yield coef(min(t - 1, s - 1), a0), wt, (v,)
+        upper = self._tau0 - 1  # B_j: below τ_0 and below every earlier level's cutoff
+        for level in self._levels:
+            lo_u = max(level.tau, -1)
+            hi_u = min(upper, t - 1)
+            if hi_u >= lo_u:
+                for node, c in sorted(level.nodes.items()):
+                    top = min(hi_u, node_range(node, self._tbits)[0] - 1)
+                    if top >= lo_u:
+                        yield coef(top, lo_u), c, level.digests[node]
+            upper = min(upper, level.tau - 1)
+
+    def decayed_count(self, decay: Decay) -> float:
+        """``D̂`` for decay g at the current time: ``D - (ε/2)·D <= D̂ <= D``."""
+        return sum(k * wt for k, wt, _ in self._decay_atoms(decay))
+
+    def decayed_rank(self, x: int, decay: Decay) -> float:
+        """``R̂_g(x)``: decayed weight with value ``< x``; ``0 <= R_g(x) - R̂_g(x) <= ε·D``."""
+        q = check_rank_point(x, self._vbits)
+        total = 0.0
+        for k, wt, src in self._decay_atoms(decay):
+            if k == 0.0:
+                continue
+            if isinstance(src, tuple):
+                total += k * wt if src[0] < q else 0.0
+            else:
+                total += k * src.rank(q)
+        return total
+
+    def _decayed_ranges(self, decay: Decay) -> tuple[float, list[tuple[int, float]]]:
+        out: list[tuple[int, float]] = []
+        total = 0.0
+        for k, wt, src in self._decay_atoms(decay):
+            if k == 0.0:
+                continue
+            total += k * wt
+            if isinstance(src, tuple):
+                out.append((src[0], k * wt))
+            else:
+                out.extend((hi, k * cnt) for _, hi, cnt in src.ranges())
+        return total, out
+
+    def decayed_quantile(self, phi: float, decay: Decay) -> int | None:
+        """The smallest x with ``R̂_g(x+1) >= φ·D̂`` (two-sided test with ε and the decayed count D)."""
+        p = check_phi(phi)
+        return _quantile_of(*self._decayed_ranges(decay), p)
+
+    def decayed_heavy_hitters(self, phi: float, decay: Decay) -> list[int]:
+        """Values with ``f̂_g(p) >= φ·D̂`` (Definition 4 with the decayed count)."""
+        p = check_phi(phi, open_low=True)
+        return _heavy_of(*self._decayed_ranges(decay), p)
+
+    # -- introspection -------------------------------------------------------------------------------------------
+
+    def level_for(self, w: int) -> int:
+        """The level ℓ a window query for ``w`` uses (0: the exact buffer)."""
+        cut = self._cut(w)
+        if cut >= self._tau0:
+            return 0
+        return next(j for j, lv in enumerate(self._levels, 1) if lv.tau <= cut)
+
+    def cutoffs(self) -> list[int]:
+        """``[τ_0, τ_1, …, τ_J]``."""
+        return [self._tau0] + [lv.tau for lv in self._levels]
+
+    def snapshot(self) -> WindowQuantilesState:
+        """Plain copy of the state for :mod:`swagkit.spec.checkers.window_quantiles`."""
+        return WindowQuantilesState(
+            time_bits=self._tbits,
+            value_bits=self._vbits,
+            eps=self._eps,
+            alpha=self._alpha,
+            now=self.now,
+            total=self._total,
+            buffer=tuple(sorted((t, v, wt) for (t, v), wt in self._q0.items())),
+            tau0=self._tau0,
+            levels=tuple(
+                RangeLevelState(
+                    j,
+                    lv.gamma,
+                    lv.tau,
+                    tuple(RangeNodeState(n, lv.nodes[n], lv.digests[n].snapshot()) for n in sorted(lv.nodes)),
+                )
+                for j, lv in enumerate(self._levels, 1)
+            ),
+            compressed=self._pending == 0,
+            pending=self._pending,
+            compress_period=self.compress_period,
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(time_bits={self._tbits}, value_bits={self._vbits}, eps={self._eps!r}, "
+            f"alpha={self._alpha}, now={self.now}, total={self._total}, levels={len(self._levels)})"
+        )
+
+
+def _quantile_of(total: float, ranges: list[tuple[int, Any]], phi: float) -> int | None:
+    """Smallest right end at which the running weight (ranges in increasing ``hi``) reaches ``φ·total``."""
+    if total <= 0:
+        return None
+    target = phi * total
+    if target <= 0:
+        return 0
+    ranges.sort(key=lambda r: r[0])
+    acc: Any = 0
+    for hi, wt in ranges:
+        acc += wt
+        if acc >= target:
+            return hi
+    return ranges[-1][0]  # rounding of a float sum: the last value
+
+
+def _heavy_of(total: float, ranges: list[tuple[int, Any]], phi: float) -> list[int]:
+    """Values whose estimated weight (ranges ending there) is at least ``φ·total``."""
+    if total <= 0:
+        return []
+    freq: dict[int, Any] = {}
+    for hi, wt in ranges:
+        freq[hi] = freq.get(hi, 0) + wt
+    target = phi * total
+    return sorted(p for p, f in freq.items() if f >= target)

@@ -1,0 +1,407 @@
+"""Hypothesis state machines of paper 004's structures (registry kinds ``sketch`` and ``time_decayed``).
+
+Each machine drives a :func:`~swagkit.verify.decay_debug.checked_decay` structure, so after **every** step the
+structure's checker runs against the exact oracle (invariants, error and space bounds, cutoffs only rising) and
+every query answer is compared with the spec's answer on the snapshot and with the oracle's bound. The machine
+only chooses operations:
+
+* ``sketch`` (q-digest): parameters (universe 1-8 bits, ε), weighted inserts, bulk inserts, compress, merge with
+  another digest (also with one of other parameters, which must be refused), rank / frequency / quantile;
+* ``time_decayed`` (window count, window quantiles, value division): parameters (time and value universes, ε or
+  θ/β and the decay, often a small user-chosen level budget α so that ladders of several levels appear within a
+  few steps, sometimes the provable default), clock advances, single and weighted inserts at any age, bursts on
+  one timestamp, chunks of the paper-like and adversarial streams of :mod:`swagkit.spec.decay_streams`,
+  compress / maintain, and every query (windows and decays chosen at query time);
+* misuse in both: out-of-universe values and timestamps, future timestamps, negative weights, non-int input,
+  the clock moved back, ε outside (0, 1) -- each must raise the documented error and change nothing (checked by
+  the wrapper against the spec's own validation).
+
+The runners ignore the monoid id (these structures take none; the registry lists them under ``count``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import hypothesis
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test
+
+from swagkit.spec.decay import ExponentialDecay, NoDecay, PolynomialDecay, SlidingWindowDecay
+from swagkit.spec.decay_errors import InvalidParameterError
+from swagkit.spec.decay_streams import GENERATORS, Arrival, generate
+from swagkit.spec.errors import SwagkitError
+
+from . import registry
+from .decay_debug import CheckedQDigest, CheckedWindowStructure, checked_decay
+from .machine import DEFAULT_MAX_WINDOW, MachineStats, machine_settings, register_machine
+
+__all__ = ["run_sketch_machine", "run_time_decayed_machine", "make_sketch_machine", "make_time_decayed_machine"]
+
+_EPS = st.sampled_from([0.05, 0.2, 0.5, 0.9])
+_BAD_EPS = st.sampled_from([0.0, 1.0, -0.1, 1.5, float("nan")])
+_PHI = st.sampled_from([0.0, 0.1, 0.3, 0.5, 0.9, 1.0])
+_HH_PHI = st.sampled_from([0.05, 0.2, 0.5, 1.0])
+
+
+def _expect_refusal(action: Any) -> None:
+    """``action`` must raise a documented SwagkitError (the checked wrapper verified that nothing changed)."""
+    try:
+        action()
+    except SwagkitError:
+        return
+    raise AssertionError("bad input was accepted")
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# q-digest
+
+
+class SketchMachine(RuleBasedStateMachine):
+    algorithm_id = "qdigest"
+    implementation = "reference"
+    stats = MachineStats()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.d: CheckedQDigest | None = None
+        type(self).stats.examples += 1
+
+    def _new(self, bits: int, eps: float) -> CheckedQDigest:
+        raw = registry.create(self.algorithm_id, None, self.implementation, check=False, universe_bits=bits, eps=eps)
+        wrapped = checked_decay(raw)
+        assert isinstance(wrapped, CheckedQDigest)
+        return wrapped
+
+    def _step(self) -> None:
+        type(self).stats.steps += 1
+        type(self).stats.operations += 1
+
+    @initialize(bits=st.integers(1, 8), eps=_EPS)
+    def setup(self, bits: int, eps: float) -> None:
+        self.d = self._new(bits, eps)
+        self.bits, self.eps = bits, eps
+
+    def _value(self, data: st.DataObject) -> int:
+        return data.draw(st.integers(0, (1 << self.bits) - 1))
+
+    @rule(data=st.data(), weight=st.sampled_from([1, 1, 1, 2, 5, 40]))
+    def insert(self, data: st.DataObject, weight: int) -> None:
+        assert self.d is not None
+        self.d.insert(self._value(data), weight)
+        self._step()
+
+    @rule(data=st.data(), n=st.integers(1, 60))
+    def insert_many(self, data: st.DataObject, n: int) -> None:
+        assert self.d is not None
+        skew = data.draw(st.booleans())
+        top = (1 << self.bits) - 1
+        vs = [min(top, data.draw(st.integers(0, 3))) if skew else self._value(data) for _ in range(n)]
+        self.d.insert_many(vs)
+        self._step()
+
+    @rule()
+    def compress(self) -> None:
+        assert self.d is not None
+        self.d.compress()
+        self._step()
+
+    @rule(data=st.data(), n=st.integers(0, 30))
+    def merge(self, data: st.DataObject, n: int) -> None:
+        assert self.d is not None
+        other = self._new(self.bits, self.eps)
+        other.insert_many([self._value(data) for _ in range(n)])
+        self.d.merge(other)
+        self._step()
+
+    @rule(other_eps=_EPS)
+    def merge_incompatible(self, other_eps: float) -> None:
+        assert self.d is not None
+        other = self._new(self.bits % 8 + 1, other_eps)
+        d = self.d
+        _expect_refusal(lambda: d.merge(other))
+        self._step()
+
+    @rule(data=st.data())
+    def bad_insert(self, data: st.DataObject) -> None:
+        assert self.d is not None
+        bad: tuple[Any, Any] = data.draw(
+            st.sampled_from([(-1, 1), (1 << self.bits, 1), (0, -1), ("x", 1), (0, 1.5), (True, 1), (0, 2**62)])
+        )
+        d = self.d
+        _expect_refusal(lambda: d.insert(*bad))
+        self._step()
+
+    @rule(eps=_BAD_EPS)
+    def bad_parameters(self, eps: float) -> None:
+        _expect_refusal(lambda: self._new(self.bits, eps))
+        self._step()
+
+    @rule(data=st.data(), phi=_PHI)
+    def queries(self, data: st.DataObject, phi: float) -> None:
+        assert self.d is not None
+        x = data.draw(st.integers(0, 1 << self.bits))
+        self.d.rank(x)
+        self.d.frequency(min(x, (1 << self.bits) - 1))
+        self.d.quantile(phi)
+        self._step()
+
+
+def make_sketch_machine(algorithm_id: str, implementation: str) -> type[SketchMachine]:
+    registry.create(algorithm_id, None, implementation, check=False)  # fail fast (unknown id / implementation)
+
+    class Machine(SketchMachine):
+        pass
+
+    Machine.__name__ = Machine.__qualname__ = f"{algorithm_id.title()}{implementation.title()}Machine"
+    Machine.algorithm_id, Machine.implementation = algorithm_id, implementation
+    Machine.stats = MachineStats()
+    return Machine
+
+
+def run_sketch_machine(
+    algorithm_id: str,
+    monoid_id: str,
+    implementation: str = "reference",
+    *,
+    max_examples: int = 40,
+    steps: int = 50,
+    seed: int | None = None,
+    max_window: int = DEFAULT_MAX_WINDOW,
+) -> MachineStats:
+    """Run the q-digest machine (``monoid_id`` and ``max_window`` are not used)."""
+    machine = make_sketch_machine(algorithm_id, implementation)
+    if seed is not None:
+        machine = hypothesis.seed(seed)(machine)
+    run_state_machine_as_test(machine, settings=machine_settings(max_examples, steps))
+    return machine.stats
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# out-of-order windows and value division
+
+
+class TimeDecayedMachine(RuleBasedStateMachine):
+    algorithm_id = "window_count"
+    implementation = "reference"
+    stats = MachineStats()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.s: CheckedWindowStructure | None = None
+        type(self).stats.examples += 1
+
+    def _step(self) -> None:
+        type(self).stats.steps += 1
+        type(self).stats.operations += 1
+
+    @initialize(data=st.data())
+    def setup(self, data: st.DataObject) -> None:
+        a = self.algorithm_id
+        self.tbits = data.draw(st.integers(3, 11), label="time_bits")
+        self.vbits = data.draw(st.integers(1, 5), label="value_bits")
+        params: dict[str, Any] = {"time_bits": self.tbits}
+        if a == "value_division":
+            params.update(
+                value_bits=self.vbits,
+                decay=data.draw(st.sampled_from([PolynomialDecay(0.5), PolynomialDecay(2.0), ExponentialDecay(0.2), NoDecay()])),
+                theta=data.draw(st.sampled_from([0.05, 0.3, 0.9])),
+                beta=data.draw(st.sampled_from([0.05, 0.3, 0.9])),
+            )
+        else:
+            params["eps"] = data.draw(st.sampled_from([0.3, 0.6, 0.9]), label="eps")
+            params["alpha"] = data.draw(st.one_of(st.none(), st.integers(1, 24)), label="alpha")
+            if a == "window_quantiles":
+                params["value_bits"] = self.vbits
+        raw = registry.create(a, None, self.implementation, check=False, **params)
+        wrapped = checked_decay(raw)
+        assert isinstance(wrapped, CheckedWindowStructure)
+        self.s = wrapped
+
+    @property
+    def _top(self) -> int:
+        return (1 << self.tbits) - 1
+
+    def _insert(self, value: int, ts: int, weight: int = 1) -> None:
+        assert self.s is not None
+        if self.algorithm_id == "window_count":
+            self.s.insert(ts, weight)
+        else:
+            self.s.insert(value, ts, weight)
+
+    @rule(data=st.data())
+    def advance(self, data: st.DataObject) -> None:
+        assert self.s is not None
+        step = data.draw(st.sampled_from([0, 1, 1, 2, 5, max(1, self._top // 8)]))
+        self.s.advance(min(self._top, self.s.now + step))
+        self._step()
+
+    @rule(data=st.data(), weight=st.sampled_from([0, 1, 1, 1, 3, 17]))
+    def insert(self, data: st.DataObject, weight: int) -> None:
+        assert self.s is not None
+        age = min(self.s.now, data.draw(st.one_of(st.integers(0, 3), st.integers(0, self.s.now))))
+        self._insert(data.draw(st.integers(0, (1 << self.vbits) - 1)), self.s.now - age, weight)
+        self._step()
+
+    @rule(data=st.data(), n=st.integers(2, 40))
+    def burst(self, data: st.DataObject, n: int) -> None:
+        """Many tuples on one timestamp (uncapped leaves)."""
+        assert self.s is not None
+        ts = data.draw(st.integers(0, self.s.now))
+        values = data.draw(st.lists(st.integers(0, (1 << self.vbits) - 1), min_size=n, max_size=n))
+        self.s.replay([Arrival(v, ts, self.s.now) for v in values])
+        self._step()
+
+    @rule(kind=st.sampled_from(sorted(GENERATORS)), n=st.integers(10, 400), seed=st.integers(0, 2**16))
+    def stream_chunk(self, kind: str, n: int, seed: int) -> None:
+        """A chunk of a paper-like or adversarial stream, shifted to start at the current time."""
+        assert self.s is not None
+        chunk = generate(kind, n, time_bits=self.tbits, value_bits=self.vbits, seed=seed, weighted=seed % 3 == 0)
+        now = self.s.now
+        shifted = []
+        for a in chunk:
+            now = max(now, a.now)
+            shifted.append(Arrival(a.value, a.timestamp, now, a.weight))
+        self.s.replay(shifted)
+        self._step()
+
+    @rule(kind=st.sampled_from(sorted(GENERATORS)), seed=st.integers(0, 2**16))
+    def fill(self, kind: str, seed: int) -> None:
+        """Three level budgets' worth of a stream at once, so that ladders whose lower levels have discarded
+        (the regime the error proofs are about) are reached within a few steps even with the provable α."""
+        assert self.s is not None
+        n = 3 * getattr(self.s, "alpha", 100)
+        self.stream_chunk(kind, min(n, 6000), seed)
+
+    @rule(data=st.data())
+    def insert_many(self, data: st.DataObject) -> None:
+        assert self.s is not None
+        n = data.draw(st.integers(0, 12))
+        ts = [data.draw(st.integers(0, self.s.now)) for _ in range(n)]
+        if self.algorithm_id == "window_count":
+            self.s.insert_many(ts)
+        else:
+            self.s.insert_many([(data.draw(st.integers(0, (1 << self.vbits) - 1)), t) for t in ts])
+        self._step()
+
+    @rule()
+    def compress(self) -> None:
+        assert self.s is not None
+        if self.algorithm_id == "value_division":
+            self.s.maintain()
+        else:
+            self.s.compress()
+        self._step()
+
+    @rule(data=st.data())
+    def misuse(self, data: st.DataObject) -> None:
+        assert self.s is not None
+        s = self.s
+        top, now = self._top, s.now
+        v = 0
+        cases: list[Any] = [
+            lambda: self._insert(v, top + 1),  # outside the time universe
+            lambda: self._insert(v, -1),
+            lambda: self._insert(v, now, -2),  # negative weight
+            lambda: self._insert(v, now, 2**62),  # total weight overflow
+            lambda: self._insert(v, str(now)),  # type: ignore[arg-type]
+            lambda: s.advance(top + 1),
+        ]
+        if now < top:
+            cases.append(lambda: self._insert(v, now + 1))  # a future timestamp
+        if now > 0:
+            cases.append(lambda: s.advance(now - 1))  # the clock moved back
+        if self.algorithm_id != "window_count":
+            cases.append(lambda: s.insert(1 << self.vbits, now))  # outside the value universe
+            cases.append(lambda: s.insert(-1, now))
+        _expect_refusal(data.draw(st.sampled_from(cases)))
+        self._step()
+
+    @rule(eps=_BAD_EPS)
+    def bad_parameters(self, eps: float) -> None:
+        params: dict[str, Any] = {"time_bits": self.tbits}
+        if self.algorithm_id == "value_division":
+            params.update(value_bits=self.vbits, decay=PolynomialDecay(1.0), theta=0.1, beta=eps)
+        else:
+            params["eps"] = eps
+            if self.algorithm_id == "window_quantiles":
+                params["value_bits"] = self.vbits
+        _expect_refusal(lambda: registry.create(self.algorithm_id, None, self.implementation, check=False, **params))
+        if self.algorithm_id == "value_division":  # the sliding window is not smooth
+            params.update(theta=0.1, decay=SlidingWindowDecay(4))
+            try:
+                registry.create(self.algorithm_id, None, self.implementation, check=False, **params)
+            except InvalidParameterError:
+                pass
+            else:
+                raise AssertionError("value division accepted a non-smooth decay")
+        self._step()
+
+    @rule(data=st.data(), phi=_PHI, hh=_HH_PHI)
+    def queries(self, data: st.DataObject, phi: float, hh: float) -> None:
+        assert self.s is not None
+        s = self.s
+        a = self.algorithm_id
+        if a == "value_division":
+            x = data.draw(st.integers(0, 1 << self.vbits))
+            s.decayed_count()
+            s.decayed_rank(x)
+            s.decayed_quantile(phi)
+            s.decayed_heavy_hitters(hh)
+            self._step()
+            return
+        w = data.draw(st.one_of(st.integers(0, 4), st.integers(0, s.now + 2)), label="window")
+        s.count(w)
+        if a == "window_quantiles":
+            x = data.draw(st.integers(0, 1 << self.vbits))
+            s.rank(x, w)
+            lo = data.draw(st.integers(0, (1 << self.vbits) - 1))
+            s.range_count(lo, data.draw(st.integers(0, (1 << self.vbits) - 1)), w)
+            s.quantile(phi, w)
+            s.heavy_hitters(hh, w)
+            decay = data.draw(st.sampled_from([PolynomialDecay(1.0), ExponentialDecay(0.3), SlidingWindowDecay(max(1, w)), NoDecay()]))
+            s.decayed_count(decay)
+            s.decayed_rank(x, decay)
+            s.decayed_quantile(phi, decay)
+            s.decayed_heavy_hitters(hh, decay)
+        self._step()
+
+    @invariant()
+    def clock_consistent(self) -> None:
+        if self.s is not None:
+            assert self.s.now == self.s.oracle.now
+
+
+def make_time_decayed_machine(algorithm_id: str, implementation: str) -> type[TimeDecayedMachine]:
+    registry.create(algorithm_id, None, implementation, check=False)  # fail fast
+
+    class Machine(TimeDecayedMachine):
+        pass
+
+    name = "".join(p.title() for p in f"{algorithm_id}_{implementation}".split("_"))
+    Machine.__name__ = Machine.__qualname__ = f"{name}Machine"
+    Machine.algorithm_id, Machine.implementation = algorithm_id, implementation
+    Machine.stats = MachineStats()
+    return Machine
+
+
+def run_time_decayed_machine(
+    algorithm_id: str,
+    monoid_id: str,
+    implementation: str = "reference",
+    *,
+    max_examples: int = 40,
+    steps: int = 50,
+    seed: int | None = None,
+    max_window: int = DEFAULT_MAX_WINDOW,
+) -> MachineStats:
+    """Run the out-of-order machine (``monoid_id`` and ``max_window`` are not used)."""
+    machine = make_time_decayed_machine(algorithm_id, implementation)
+    if seed is not None:
+        machine = hypothesis.seed(seed)(machine)
+    run_state_machine_as_test(machine, settings=machine_settings(max_examples, steps))
+    return machine.stats
+
+
+register_machine("sketch", run_sketch_machine)
+register_machine("time_decayed", run_time_decayed_machine)
