@@ -16,13 +16,17 @@
 #   at least one entry): a move from the sibling leaf (recompute the sibling's Π↑ -- its Π↘ when it is the root's
 #   last child --, the parent's Π↙ or the root's aggregate, the leaf's Π↙) or a merge with it (the parent, the
 #   leaf);
-# * any other eviction from a left finger that is the root or on the left spine only (cascades up the left spine,
-#   a new root), out of line: the reference's rebalance and repair with the rebalanced node known to be child 0
-#   and every recomputed node's position known (no general per-node dispatch);
+# * evict with underflow when the leaf merges with its sibling and its parent (non-root, left spine only) then
+#   underflows, the grandparent (the root or on the left spine only) taking the move or merge without underflowing:
+#   the two rebalance steps and the repair written out (1 in 13 evictions at μ = 4 in large windows);
+# * any other eviction from a left finger that is the root or on the left spine only (longer cascades, a new
+#   root), out of line: the reference's rebalance and repair with the rebalanced node known to be child 0 and
+#   every recomputed node's position known (no general per-node dispatch);
 # * insert at the right finger's end without overflow (``pushBackEntry``): the finger search visits the right
 #   finger (the climb) and finds the slot in it (2 visits; 1 when the root is the leaf), then Π↘ ⊗ v;
 # * insert at the right finger's end with overflow: the split under a right-spine parent or the root that does not
-#   overflow (the old leaf's Π↑, the parent's Π↘ or the root's aggregate, the new leaf's Π↘), or, out of line, the
+#   overflow (the old leaf's Π↑, the parent's Π↘ or the root's aggregate, the new leaf's Π↘); the two splits when
+#   the parent (non-root, right spine only) overflows too and the grandparent does not; or, out of line, the
 #   cascade up the right spine (growing a new root if needed), with the split node known to be its parent's last
 #   child;
 #
@@ -479,6 +483,136 @@ cdef extern from *:
         swag_repair_top(st, x, hl, hr, kind);
     }
 
+    /* evict() when the leaf merges with its sibling and the parent (non-root, left spine only) underflows in
+       turn, the grandparent (the root, or on the left spine only) taking the rebalance without underflowing and
+       without the root's last child taking part: the general rebalance's two steps and repair, written out
+       (the parent's sibling's Pi-up, the grandparent, the parent, the leaf). Returns 0, changing nothing, in
+       any other shape. The leaf may be unsettled; it is settled after. */
+    SWAG_AI int swag_fevict_level2(SwagFibaRun* st, SwagFNode* lf, SwagFNode* p, int kind) {
+        SwagFNode *g = p->parent, *s = p->children[1], *ps, *c;
+        const int mu = st->mu, maxar = st->maxar;
+        int m = lf->n, sn = s->n, pn = p->n, n, psn, gn, k;
+        SwagSlot* lt0;
+        if (!(g->parent == NULL || (g->left_spine && !g->right_spine))) return 0;
+        ps = g->children[1];
+        psn = ps->n;
+        gn = g->n;
+        if (ps->right_spine || (psn < mu && gn < (g->parent != NULL ? mu : 2))) return 0;
+        /* step 1, merge(p, 0): the leaf drops entry 0 and absorbs the separator and its sibling (freed) */
+        lt0 = swag_ftimes_base(lf, maxar);
+        swag_fwd_tv(lt0, lf->times + 1, lt0 + maxar, lf->values + 1, m - 1);
+        lf->times = lt0;
+        lf->values = lt0 + maxar;
+        lt0[m - 1] = p->times[0];
+        lt0[maxar + m - 1] = p->values[0];
+        swag_fwd_tv(lt0 + m, s->times, lt0 + maxar + m, s->values, sn);
+        lf->n = m + sn;
+        swag_fwd_tv(p->times, p->times + 1, p->values, p->values + 1, pn - 1);
+        swag_fwd_nodes(p->children + 1, p->children + 2, pn - 1);
+        n = pn - 1;
+        p->n = n;
+        s->n = -1;
+        swag_push_free(st, s);
+        /* step 2, at the grandparent: the parent takes the separator and ... */
+        p->times[n] = g->times[0];
+        p->values[n] = g->values[0];
+        if (psn >= mu) {
+            /* ... move(g, 0): the sibling's first child and, up, its first entry */
+            g->times[0] = ps->times[0];
+            g->values[0] = ps->values[0];
+            c = ps->children[0];
+            swag_fwd_tv(ps->times, ps->times + 1, ps->values, ps->values + 1, psn - 1);
+            swag_fwd_nodes(ps->children, ps->children + 1, psn);
+            ps->n = psn - 1;
+            c->parent = p;
+            p->children[n + 1] = c;
+            p->n = n + 1;
+            st->tc += 1;
+            st->cc += swag_rc_inner_up(ps, kind);
+        } else {
+            /* ... merge(g, 0): the parent absorbs its sibling (freed); g drops entry 0 and child 1 */
+            swag_fwd_tv(p->times + n + 1, ps->times, p->values + n + 1, ps->values, psn);
+            swag_fwd_nodes(p->children + n + 1, ps->children, psn + 1);
+            for (k = n + 1; k < n + psn + 2; k++) p->children[k]->parent = p;
+            p->n = n + 1 + psn;
+            swag_fwd_tv(g->times, g->times + 1, g->values, g->values + 1, gn - 1);
+            swag_fwd_nodes(g->children + 1, g->children + 2, gn - 1);
+            g->n = gn - 1;
+            ps->n = -1;
+            swag_push_free(st, ps);
+        }
+        /* the repair from the grandparent down the left spine */
+        st->tc += 3;
+        st->cc += g->parent != NULL ? swag_rc_inner_left(g, kind) : swag_rc_root_inner(g, kind);
+        st->cc += swag_rc_inner_left(p, kind);
+        st->cc += swag_rc_leaf_left(lf, kind);
+        return 1;
+    }
+
+    /* insert(t, v) for t above every time when the right finger and its parent (non-root, right spine only) are
+       full and the grandparent (the root, or on the right spine only) is not: the general code's two splits and
+       repair, written out (the old leaf's and the old parent's Pi-up, the grandparent, the new parent's and the
+       new leaf's Pi-right). 1: done; 0: another shape, nothing changed; -1: out of memory, nothing changed. */
+    SWAG_AI int swag_finsert_level2(SwagFibaRun* st, SwagSlot t, SwagSlot v, int kind) {
+        SwagFNode *x = st->rf, *p = x->parent, *g, *r, *r2;
+        const int mu = st->mu, maxar = st->maxar;
+        int n, k, j;
+        if (p == NULL || p->parent == NULL || !p->right_spine || p->left_spine || p->n + 2 <= maxar) return 0;
+        g = p->parent;
+        if (g->n + 2 > maxar || !(g->parent == NULL || (g->right_spine && !g->left_spine))) return 0;
+        r = swag_fnode_new(st, 1);
+        if (r == NULL) return -1;
+        r2 = swag_fnode_new(st, 1);
+        if (r2 == NULL) {
+            r->n = -1;
+            swag_push_free(st, r);
+            st->tc -= 1;
+            return -1;
+        }
+        st->tc += 2;   /* the finger search */
+        n = x->n;
+        x->times[n] = t;
+        x->values[n] = v;
+        /* split the leaf (n + 1 entries): it keeps 0 ... mu-1, entry mu goes up as p's last, r takes the rest */
+        k = n - mu;
+        swag_fwd_tv(r->times, x->times + mu + 1, r->values, x->values + mu + 1, k);
+        r->n = k;
+        r->parent = p;
+        r->right_spine = 1;
+        j = p->n;
+        p->times[j] = x->times[mu];
+        p->values[j] = x->values[mu];
+        p->children[j + 1] = r;
+        x->n = mu;
+        x->right_spine = 0;
+        st->rf = r;
+        st->tc += 1;
+        st->cc += swag_rc_leaf_up(x, kind);
+        /* split the parent (j + 1 entries): the same, with its children */
+        r2->leaf = 0;
+        k = j - mu;
+        swag_fwd_tv(r2->times, p->times + mu + 1, r2->values, p->values + mu + 1, k);
+        swag_fwd_nodes(r2->children, p->children + mu + 1, k + 1);
+        for (n = 0; n <= k; n++) r2->children[n]->parent = r2;
+        r2->n = k;
+        r2->parent = g;
+        r2->right_spine = 1;
+        j = g->n;
+        g->times[j] = p->times[mu];
+        g->values[j] = p->values[mu];
+        g->children[j + 1] = r2;
+        g->n = j + 1;
+        p->n = mu;
+        p->right_spine = 0;
+        st->tc += 4;
+        st->cc += swag_rc_inner_up(p, kind);
+        /* the repair from the grandparent down the right spine */
+        st->cc += g->parent != NULL ? swag_rc_inner_right(g, kind) : swag_rc_root_inner(g, kind);
+        st->cc += swag_rc_inner_right(r2, kind);
+        st->cc += swag_rc_leaf_right(r, kind);
+        return 1;
+    }
+
     /* insert(t, v) for t above every time when the right finger is full: the finger search, the append, the
        splits up the right spine (the split node is its parent's last child; heightIncrease at the root), the
        repair. The new nodes are taken first, so running out of memory changes nothing (returns -1). */
@@ -661,6 +795,10 @@ cdef extern from *:
                             size--;
                             continue;
                         }
+                        if (p->parent != NULL && swag_fevict_level2(st, lf, p, kind)) {
+                            size--;
+                            continue;
+                        }
                     }
                 }
                 swag_fsettle(lf, maxar);
@@ -718,8 +856,12 @@ cdef extern from *:
                         rf = s;
                         st->rf = s;
                     } else {
-                        swag_fsettle(lf, maxar);
-                        if (swag_finsert_split(st, t, v, kind) < 0) {
+                        k = swag_finsert_level2(st, t, v, kind);
+                        if (k == 0) {
+                            swag_fsettle(lf, maxar);
+                            k = swag_finsert_split(st, t, v, kind);
+                        }
+                        if (k < 0) {
                             *status = SWAG_FIBA_NOMEM;
                             goto done;
                         }
