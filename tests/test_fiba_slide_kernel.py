@@ -134,3 +134,16 @@ def _same_ops(r: Any, o: Any, rng: random.Random, monoid: Callable[[], Any], con
             assert r.range_query(a, a + conv(500)) == o.range_query(a, a + conv(500))
         assert r.query() == o.query()
         _agree(r, o)
+
+
+@pytest.mark.parametrize("mu", [2, 4])
+def test_deep_trees(mu: int) -> None:
+    """Windows large enough for cascades under non-root grandparents on both spines (several levels)."""
+    rng = random.Random(7 + mu)
+    r, o = ref.FiBA(sum_f64(), mu), opt.FiBA(sum_f64(), mu)
+    n = 6000
+    _slide_both(r, o, array.array("q", range(n)), _values(sum_f64, rng, n), 2500)
+    height, node = 1, r.root
+    while node.children is not None:
+        height, node = height + 1, node.children[0]
+    assert height >= (4 if mu == 4 else 6)
