@@ -14,7 +14,8 @@ implementation (checked on one configuration below), so the compiled one is used
    searches, each O(log d));
 3. **throughput** of the optimized implementations, float64 sum, in-order evict+insert+query at a window of 2^14:
    FiBA against DABA Lite in the same run, per-call from a Python loop and as an array driver
-   (``FiBA.slide`` vs ``window_array(DABALite, …)``); target FiBA ≥ 1/3 of DABA Lite;
+   (``FiBA.slide`` vs ``window_array(DABALite, …)``); target FiBA ≥ 1/3 of DABA Lite; then the array drivers
+   at windows 2^4 … 2^16;
 4. **native bulk vs loop** wall time (bulk evict m oldest + bulk insert m, window 2^16, d = 0 and d = 1024): the
    native bulk operations must win from m = 64 up.
 
@@ -229,6 +230,26 @@ def bench_throughput(repeat: int, items: int, calls: int) -> dict[str, float]:
         print(f"{f'FiBA μ={mu}':<26}{fd / 1e6:>12.2f} M/s{fc / 1e6:>12.2f} M/s   ratio to DABA Lite: driver "
               f"{fd / dd:.2f}, per-call {fc / dc:.2f}")
         out[f"driver_ratio_mu{mu}"], out[f"calls_ratio_mu{mu}"] = fd / dd, fc / dc
+    print(f"array drivers by window (μ = {MU}): FiBA.slide / window_array(DABALite), best of {repeat} each")
+    for w in (1 << 4, 1 << 8, 1 << 12, 1 << 14, 1 << 16):
+        wv = array.array("d", [((i * 7919) % 1000) / 7.0 for i in range(items)])
+        wt = array.array("d", range(items))
+
+        def daba_w() -> float:
+            t = time.perf_counter()
+            opt.window_array(opt.DABALite, sum_f64(), wv, w)
+            return items / (time.perf_counter() - t)
+
+        def fiba_w() -> float:
+            f = opt.FiBA(sum_f64(), MU)
+            t = time.perf_counter()
+            f.slide(wt, wv, w)
+            return items / (time.perf_counter() - t)
+
+        dw, fw = best(daba_w, repeat), best(fiba_w, repeat)
+        print(f"   window 2^{int(math.log2(w)):<3} DABA Lite {dw / 1e6:>7.1f} M/s  FiBA {fw / 1e6:>6.1f} M/s  "
+              f"ratio {fw / dw:.2f}")
+        out[f"driver_ratio_w{w}"] = fw / dw
     return out
 
 

@@ -42,15 +42,17 @@ cdef extern from *:
     #define SWAG_LIKELY(x) (x)
     #define SWAG_UNLIKELY(x) (x)
     #endif
+    /* Slot is a C-level typedef (not a Cython one) so that C code embedded in a module can use it too. */
+    typedef union { double f; int64_t i; PyObject* o; } SwagSlot;
     """
     const long long SWAG_F64_EXACT_INT
     bint SWAG_LIKELY(bint) noexcept nogil
     bint SWAG_UNLIKELY(bint) noexcept nogil
 
-ctypedef union Slot:
-    double f
-    int64_t i
-    PyObject* o
+    ctypedef union Slot "SwagSlot":
+        double f
+        int64_t i
+        PyObject* o
 
 cdef struct Chunk:
     Chunk* prev

@@ -23,7 +23,6 @@ node of ``8·(2μ+1) + 16·2μ`` bytes plus a header, at most n/(μ−1) + 1 liv
 
 include "_common.pxi"
 
-from libc.string cimport memmove, memcpy
 from libc.stdlib cimport calloc
 from cpython.object cimport PyObject_RichCompareBool, Py_LT, Py_EQ
 from cpython.long cimport PyLong_CheckExact
@@ -44,19 +43,38 @@ cdef enum:
     M_RIGHT = 2
     M_UP = 3
 
-cdef struct Node:
-    Node* parent
-    Node** children       # capacity 2μ+1; entries may be NULL only in dead nodes
-    Slot* times           # capacity 2μ
-    Slot* values          # capacity 2μ
-    Slot agg
-    int64_t count
-    int n                 # entries (arity − 1); −1: an emptied dead node (nothing to release or push)
-    char leaf
-    char left_spine
-    char right_spine
-    char tobj             # its time slots hold owned references
-    Node* next_free
+cdef extern from *:
+    """
+    /* A FiBA node, defined in C so that the in-order kernel (_fiba_inorder.pxi, plain C) shares it. One malloc'd
+       block: this header, then the children (2mu + 1 pointers), the times and the values (2mu slots each). */
+    typedef struct SwagFNode {
+        struct SwagFNode* parent;
+        struct SwagFNode** children;  /* entries may be NULL only in dead nodes */
+        SwagSlot* times;
+        SwagSlot* values;
+        SwagSlot agg;
+        int64_t count;
+        int n;                        /* entries (arity - 1); -1: an emptied dead node (nothing to release or push) */
+        char leaf;
+        char left_spine;
+        char right_spine;
+        char tobj;                    /* its time slots hold owned references */
+        struct SwagFNode* next_free;
+    } SwagFNode;
+    """
+    ctypedef struct Node "SwagFNode":
+        Node* parent
+        Node** children
+        Slot* times
+        Slot* values
+        Slot agg
+        int64_t count
+        int n
+        char leaf
+        char left_spine
+        char right_spine
+        char tobj
+        Node* next_free
 
 cdef struct Event:        # a treelet (003 §5)
     int64_t seq
@@ -720,35 +738,58 @@ cdef inline void store_time(FiBA o, Slot* dst, Slot t) noexcept:
 
 # ================================================================================================ aggregates
 
-cdef inline void recompute_t_kind(FiBA o, Node* x, int kind) noexcept:
-    cdef Slot acc
-    cdef bint first = True
-    cdef int64_t cnt = 0, cc = 0
+cdef inline int fold_node(Node* x, Slot one, int kind) noexcept nogil:
+    """The fold of the node's operands in the reference's order (``_recompute``): [Π↘(parent)] [Π↑(c0)] v0
+    Π↑(c1) v1 … v(n−1) [Π↑(cn)] [Π↙(parent)], by its kind, into its aggregate and count. Returns the number
+    of ⊗ (k operands cost k − 1: counted, not tallied)."""
     cdef Node* p = x.parent
-    cdef int n = x.n, i
-    cdef bint internal = not x.leaf
+    cdef Node** ch = x.children
+    cdef Slot* vs = x.values
+    cdef Node* c
+    cdef int n = x.n, i, nops = 0
     cdef int mode = mode_of(x)
-    if mode == M_RIGHT and p.parent != NULL:
-        tpush(kind, &acc, &first, &cc, p.agg)
+    cdef bint internal = not x.leaf
+    cdef bint grand = p != NULL and p.parent != NULL
+    cdef Slot acc = one
+    cdef int64_t cnt = 0
+    if mode == M_RIGHT and grand:
+        acc = p.agg
+        cnt = p.count
+        nops = 1
+    if internal and (mode == M_RIGHT or mode == M_UP):
+        c = ch[0]
+        acc = tcomb(kind, acc, c.agg) if nops else c.agg
+        cnt += c.count
+        nops += 1
+    if n > 0:
+        acc = tcomb(kind, acc, vs[0]) if nops else vs[0]
+        if internal:
+            for i in range(1, n):
+                c = ch[i]
+                acc = tcomb(kind, tcomb(kind, acc, c.agg), vs[i])
+                cnt += c.count
+            nops += 2 * n - 1
+        else:
+            for i in range(1, n):
+                acc = tcomb(kind, acc, vs[i])
+            nops += n
+        cnt += n
+    if internal and (mode == M_LEFT or mode == M_UP):
+        c = ch[n]
+        acc = tcomb(kind, acc, c.agg) if nops else c.agg
+        cnt += c.count
+        nops += 1
+    if mode == M_LEFT and grand:
+        acc = tcomb(kind, acc, p.agg) if nops else p.agg
         cnt += p.count
-    if (mode == M_RIGHT or mode == M_UP) and internal:
-        tpush(kind, &acc, &first, &cc, x.children[0].agg)
-        cnt += x.children[0].count
-    for i in range(n):
-        if internal and i > 0:
-            tpush(kind, &acc, &first, &cc, x.children[i].agg)
-            cnt += x.children[i].count
-        tpush(kind, &acc, &first, &cc, x.values[i])
-        cnt += 1
-    if (mode == M_LEFT or mode == M_UP) and internal:
-        tpush(kind, &acc, &first, &cc, x.children[n].agg)
-        cnt += x.children[n].count
-    if mode == M_LEFT and p.parent != NULL:
-        tpush(kind, &acc, &first, &cc, p.agg)
-        cnt += p.count
-    x.agg = o.one if first else acc
+        nops += 1
+    x.agg = acc
     x.count = cnt
-    o.ccount += cc
+    return nops - 1 if nops else 0
+
+
+cdef inline void recompute_t_kind(FiBA o, Node* x, int kind) noexcept nogil:
+    o.ccount += fold_node(x, o.one, kind)
 
 
 cdef void recompute_t(FiBA o, Node* x) noexcept:
@@ -955,8 +996,8 @@ cdef int insert_core(FiBA o, Slot t, Slot v, object vobj) except -1:
         x.count += 1
     else:
         n = x.n
-        memmove(&x.times[i + 1], &x.times[i], (n - i) * sizeof(Slot))
-        memmove(&x.values[i + 1], &x.values[i], (n - i) * sizeof(Slot))
+        move_slots(&x.times[i + 1], &x.times[i], n - i)
+        move_slots(&x.values[i + 1], &x.values[i], n - i)
         store_time(o, &x.times[i], t)
         x.values[i] = v
         if o.kind == K_GENERIC:
@@ -998,9 +1039,9 @@ cdef int height_increase(FiBA o) except -1:
 cdef int insert_child(Node* p, int j, Slot t, Slot v, Node* c) noexcept:
     """Entry (t, v) at index j of internal ``p``, ``c`` as child j+1 (references move)."""
     cdef int n = p.n
-    memmove(&p.times[j + 1], &p.times[j], (n - j) * sizeof(Slot))
-    memmove(&p.values[j + 1], &p.values[j], (n - j) * sizeof(Slot))
-    memmove(&p.children[j + 2], &p.children[j + 1], (n - j) * sizeof(Node*))
+    move_slots(&p.times[j + 1], &p.times[j], n - j)
+    move_slots(&p.values[j + 1], &p.values[j], n - j)
+    move_nodes(&p.children[j + 2], &p.children[j + 1], n - j)
     p.times[j] = t
     p.values[j] = v
     p.children[j + 1] = c
@@ -1016,10 +1057,10 @@ cdef int split(FiBA o, Node* left) except -1:
     cdef Slot st = left.times[mu]
     cdef Slot sv = left.values[mu]
     right.n = left.n - mu - 1
-    memcpy(right.times, &left.times[mu + 1], right.n * sizeof(Slot))
-    memcpy(right.values, &left.values[mu + 1], right.n * sizeof(Slot))
+    move_slots(right.times, &left.times[mu + 1], right.n)
+    move_slots(right.values, &left.values[mu + 1], right.n)
     if not left.leaf:
-        memcpy(right.children, &left.children[mu + 1], (right.n + 1) * sizeof(Node*))
+        move_nodes(right.children, &left.children[mu + 1], right.n + 1)
         for i in range(right.n + 1):
             right.children[i].parent = right
     left.n = mu
@@ -1038,10 +1079,8 @@ cdef int split(FiBA o, Node* left) except -1:
 # ================================================================================================ evict
 
 cdef inline void shift_left(Slot* a, int n) noexcept nogil:
-    """``a[0:n-1] = a[1:n]`` (nodes hold at most 2μ entries: a plain loop beats a memmove call)."""
-    cdef int i
-    for i in range(n - 1):
-        a[i] = a[i + 1]
+    """``a[0:n-1] = a[1:n]``."""
+    move_slots(a, a + 1, n - 1)
 
 
 cdef int evict_core(FiBA o) except -1:
@@ -1074,8 +1113,8 @@ cdef int remove_core(FiBA o, Node* x, int i) except -1:
         leaf = x
         release_entry(o, leaf, i)
         n = leaf.n
-        memmove(&leaf.times[i], &leaf.times[i + 1], (n - i - 1) * sizeof(Slot))
-        memmove(&leaf.values[i], &leaf.values[i + 1], (n - i - 1) * sizeof(Slot))
+        move_slots(&leaf.times[i], &leaf.times[i + 1], n - i - 1)
+        move_slots(&leaf.values[i], &leaf.values[i + 1], n - i - 1)
         leaf.n = n - 1
     else:
         release_entry(o, x, i)
@@ -1087,8 +1126,8 @@ cdef int remove_core(FiBA o, Node* x, int i) except -1:
                 extra += 1
             x.times[i] = leaf.times[0]
             x.values[i] = leaf.values[0]
-            memmove(&leaf.times[0], &leaf.times[1], (leaf.n - 1) * sizeof(Slot))
-            memmove(&leaf.values[0], &leaf.values[1], (leaf.n - 1) * sizeof(Slot))
+            move_slots(&leaf.times[0], &leaf.times[1], leaf.n - 1)
+            move_slots(&leaf.values[0], &leaf.values[1], leaf.n - 1)
             leaf.n -= 1
         else:  # the youngest entry of the left subtree
             leaf = x.children[i]
@@ -1145,16 +1184,16 @@ cdef int merge(FiBA o, Node* parent, int i) except -1:
     cdef int ln = left.n, rn = right.n, k, pn = parent.n
     left.times[ln] = parent.times[i]
     left.values[ln] = parent.values[i]
-    memcpy(&left.times[ln + 1], right.times, rn * sizeof(Slot))
-    memcpy(&left.values[ln + 1], right.values, rn * sizeof(Slot))
+    move_slots(&left.times[ln + 1], right.times, rn)
+    move_slots(&left.values[ln + 1], right.values, rn)
     if not left.leaf:
-        memcpy(&left.children[ln + 1], right.children, (rn + 1) * sizeof(Node*))
+        move_nodes(&left.children[ln + 1], right.children, rn + 1)
         for k in range(ln + 1, ln + rn + 2):
             left.children[k].parent = left
     left.n = ln + 1 + rn
-    memmove(&parent.times[i], &parent.times[i + 1], (pn - i - 1) * sizeof(Slot))
-    memmove(&parent.values[i], &parent.values[i + 1], (pn - i - 1) * sizeof(Slot))
-    memmove(&parent.children[i + 1], &parent.children[i + 2], (pn - i - 1) * sizeof(Node*))
+    move_slots(&parent.times[i], &parent.times[i + 1], pn - i - 1)
+    move_slots(&parent.values[i], &parent.values[i + 1], pn - i - 1)
+    move_nodes(&parent.children[i + 1], &parent.children[i + 2], pn - i - 1)
     parent.n = pn - 1
     if right.right_spine:
         left.right_spine = 1
@@ -1177,26 +1216,26 @@ cdef int move1(FiBA o, Node* parent, int i, Node* into) except -1:
         left.values[n] = parent.values[i]
         parent.times[i] = right.times[0]
         parent.values[i] = right.values[0]
-        memmove(&right.times[0], &right.times[1], (right.n - 1) * sizeof(Slot))
-        memmove(&right.values[0], &right.values[1], (right.n - 1) * sizeof(Slot))
+        move_slots(&right.times[0], &right.times[1], right.n - 1)
+        move_slots(&right.values[0], &right.values[1], right.n - 1)
         if not left.leaf:
             c = right.children[0]
-            memmove(&right.children[0], &right.children[1], right.n * sizeof(Node*))
+            move_nodes(&right.children[0], &right.children[1], right.n)
             c.parent = left
             left.children[n + 1] = c
         left.n = n + 1
         right.n -= 1
     else:
         n = right.n
-        memmove(&right.times[1], &right.times[0], n * sizeof(Slot))
-        memmove(&right.values[1], &right.values[0], n * sizeof(Slot))
+        move_slots(&right.times[1], &right.times[0], n)
+        move_slots(&right.values[1], &right.values[0], n)
         right.times[0] = parent.times[i]
         right.values[0] = parent.values[i]
         parent.times[i] = left.times[left.n - 1]
         parent.values[i] = left.values[left.n - 1]
         if not right.leaf:
             c = left.children[left.n]
-            memmove(&right.children[1], &right.children[0], (n + 1) * sizeof(Node*))
+            move_nodes(&right.children[1], &right.children[0], n + 1)
             c.parent = right
             right.children[0] = c
         left.n -= 1
@@ -1321,12 +1360,12 @@ cdef int local_evict_front(FiBA o, Node* x, int k) except -1:
     if k:
         for i in range(k):
             release_entry(o, x, i)
-        memmove(&x.times[0], &x.times[k], (n - k) * sizeof(Slot))
-        memmove(&x.values[0], &x.values[k], (n - k) * sizeof(Slot))
+        move_slots(&x.times[0], &x.times[k], n - k)
+        move_slots(&x.values[0], &x.values[k], n - k)
         if not x.leaf:
             for i in range(k):
                 push_free(o, x.children[i])
-            memmove(&x.children[0], &x.children[k], (n - k + 1) * sizeof(Node*))
+            move_nodes(&x.children[0], &x.children[k], n - k + 1)
         x.n = n - k
     return 0
 
@@ -1336,17 +1375,17 @@ cdef int move_batch(FiBA o, Node* x, Node* nb, Node* anc, int a, int k) except -
     cdef int n = x.n, i, m = nb.n
     x.times[n] = anc.times[a]
     x.values[n] = anc.values[a]
-    memcpy(&x.times[n + 1], nb.times, (k - 1) * sizeof(Slot))
-    memcpy(&x.values[n + 1], nb.values, (k - 1) * sizeof(Slot))
+    move_slots(&x.times[n + 1], nb.times, k - 1)
+    move_slots(&x.values[n + 1], nb.values, k - 1)
     anc.times[a] = nb.times[k - 1]
     anc.values[a] = nb.values[k - 1]
-    memmove(&nb.times[0], &nb.times[k], (m - k) * sizeof(Slot))
-    memmove(&nb.values[0], &nb.values[k], (m - k) * sizeof(Slot))
+    move_slots(&nb.times[0], &nb.times[k], m - k)
+    move_slots(&nb.values[0], &nb.values[k], m - k)
     if not x.leaf:
-        memcpy(&x.children[n + 1], nb.children, k * sizeof(Node*))
+        move_nodes(&x.children[n + 1], nb.children, k)
         for i in range(n + 1, n + 1 + k):
             x.children[i].parent = x
-        memmove(&nb.children[0], &nb.children[k], (m - k + 1) * sizeof(Node*))
+        move_nodes(&nb.children[0], &nb.children[k], m - k + 1)
     x.n = n + k
     nb.n = m - k
     recompute_if_up(o, x)
@@ -1358,15 +1397,15 @@ cdef int merge_not_sibling(FiBA o, Node* x, Node* nb, Node* anc, int a) except -
     """Merge with a non-sibling (003 Fig. 3): the neighbor absorbs ``x`` and e_a at its front; ``x`` is
     detached and freed; the ancestor drops entries and children 0 … a."""
     cdef int n = x.n, m = nb.n, i, an = anc.n
-    memmove(&nb.times[n + 1], &nb.times[0], m * sizeof(Slot))
-    memmove(&nb.values[n + 1], &nb.values[0], m * sizeof(Slot))
-    memcpy(&nb.times[0], x.times, n * sizeof(Slot))
-    memcpy(&nb.values[0], x.values, n * sizeof(Slot))
+    move_slots(&nb.times[n + 1], &nb.times[0], m)
+    move_slots(&nb.values[n + 1], &nb.values[0], m)
+    move_slots(&nb.times[0], x.times, n)
+    move_slots(&nb.values[0], x.values, n)
     nb.times[n] = anc.times[a]
     nb.values[n] = anc.values[a]
     if not x.leaf:
-        memmove(&nb.children[n + 1], &nb.children[0], (m + 1) * sizeof(Node*))
-        memcpy(&nb.children[0], x.children, (n + 1) * sizeof(Node*))
+        move_nodes(&nb.children[n + 1], &nb.children[0], m + 1)
+        move_nodes(&nb.children[0], x.children, n + 1)
         for i in range(n + 1):
             nb.children[i].parent = nb
     nb.n = n + 1 + m
@@ -1376,9 +1415,9 @@ cdef int merge_not_sibling(FiBA o, Node* x, Node* nb, Node* anc, int a) except -
         release_entry(o, anc, i)
     for i in range(a + 1):
         push_free(o, anc.children[i])
-    memmove(&anc.times[0], &anc.times[a + 1], (an - a - 1) * sizeof(Slot))
-    memmove(&anc.values[0], &anc.values[a + 1], (an - a - 1) * sizeof(Slot))
-    memmove(&anc.children[0], &anc.children[a + 1], (an - a) * sizeof(Node*))
+    move_slots(&anc.times[0], &anc.times[a + 1], an - a - 1)
+    move_slots(&anc.values[0], &anc.values[a + 1], an - a - 1)
+    move_nodes(&anc.children[0], &anc.children[a + 1], an - a)
     anc.n = an - a - 1
     recompute_if_up(o, nb)
     return 0
@@ -1728,11 +1767,11 @@ cdef int bulk_local_insert(FiBA o, Node* x, Event* grp, Py_ssize_t ng, EventBuf*
             split_done = True
         else:
             last = x.children[x.n] if not x.leaf else NULL
-            memcpy(x.times, o.s_times, total * sizeof(Slot))
-            memcpy(x.values, o.s_values, total * sizeof(Slot))
+            move_slots(x.times, o.s_times, total)
+            move_slots(x.values, o.s_values, total)
             x.n = <int>total
             if not x.leaf:
-                memcpy(x.children, o.s_children, (total + 1) * sizeof(Node*))
+                move_nodes(x.children, o.s_children, total + 1)
                 for e in range(total + 1):
                     x.children[e].parent = x
                 if x.parent == NULL and x.children[total] != last:
@@ -1788,12 +1827,12 @@ cdef int bulk_split(FiBA o, Node* x, Py_ssize_t total, int64_t seq, EventBuf* nx
         for piece_i in range(npieces):
             b = lastsize if piece_i == npieces - 1 else mu + 1
             piece = arr[piece_i]
-            memcpy(piece.times, &o.s_times[e], (b - 1) * sizeof(Slot))
-            memcpy(piece.values, &o.s_values[e], (b - 1) * sizeof(Slot))
+            move_slots(piece.times, &o.s_times[e], b - 1)
+            move_slots(piece.values, &o.s_values[e], b - 1)
             e += b - 1
             piece.n = b - 1
             if not x.leaf:
-                memcpy(piece.children, &o.s_children[c], b * sizeof(Node*))
+                move_nodes(piece.children, &o.s_children[c], b)
                 for q in range(b):
                     piece.children[q].parent = piece
                 c += b
@@ -1982,7 +2021,7 @@ cdef object slide_typed(FiBA o, object times, object values, Py_ssize_t window):
     cdef const double[::1] td
     cdef const int64_t[::1] ti
     cdef int tk
-    cdef Slot t, v
+    cdef const Slot* tp
     cdef const Slot* vp
     cdef Slot* outp
     cdef cpython.array.array out
@@ -2015,15 +2054,11 @@ cdef object slide_typed(FiBA o, object times, object values, Py_ssize_t window):
     if tree_size(o) == 0:
         o.tkind = tk
         o.root.tobj = 0
-    for i in range(n):
-        if tk == T_F64:
-            t.f = td[i]
-        else:
-            t.i = ti[i]
-        while tree_size(o) >= window:
-            evict_core(o)
-        insert_core(o, t, vp[i], None)
-        outp[i] = query_t(o)
+    if tk == T_F64:
+        tp = <const Slot*>&td[0]
+    else:
+        tp = <const Slot*>&ti[0]
+    slide_run(o, tp, vp, outp, n, window, tk)
     return out
 
 
@@ -2035,3 +2070,6 @@ cdef inline const void* _vaddr(object buf, int kind):
         return &dv[0]
     iv = buf
     return &iv[0]
+
+
+include "_fiba_inorder.pxi"
