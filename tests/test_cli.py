@@ -173,3 +173,24 @@ def test_verify_runs_the_spark_differential_stage(capsys: pytest.CaptureFixture[
     out = capsys.readouterr().out
     assert code == 0, out
     assert "OK: spark differential, 8 runs, 2,400 operations" in out
+
+
+@pytest.mark.spark
+def test_spark_stage_covers_paper_004_and_the_merge_run() -> None:
+    """``swagkit verify --algorithm qdigest window_quantiles``'s Spark stage: one task per seed for each (they
+    take no monoid), and the q-digest merge run with its own summary line."""
+    import io
+
+    from swagkit.verify.cli import build_parser, spark_stage
+
+    args = build_parser().parse_args(["verify", "--algorithm", "qdigest", "window_quantiles", "--spark-seeds", "1",
+                                      "--spark-steps", "200"])
+    out, err = io.StringIO(), io.StringIO()
+    assert spark_stage(args, out, err) == 0, out.getvalue()
+    text = out.getvalue()
+    assert "OK: spark differential, 2 runs" in text and "0 ⊗ calls compared" in text
+    from swagkit.spec.decay_bounds import qdigest_size_bound
+
+    assert "OK: spark q-digest merge, 1 run(s) of 4,000 items" in text
+    assert f"(bound {qdigest_size_bound(10, 0.05)})" in text
+    assert "; optimized merge == reference merge (" in text

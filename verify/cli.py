@@ -20,7 +20,7 @@ import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from typing import Callable, Sequence, TextIO
+from typing import Any, Callable, Sequence, TextIO
 
 from swagkit.spec.library import LIBRARY
 
@@ -79,7 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument(
         "--no-spark",
         action="store_true",
-        help="skip the differential stage on Spark (reference vs optimized vs model; local Spark by default)",
+        help="skip the differential stage on Spark (reference vs optimized vs model or exact oracle, and the "
+        "q-digest merge run; local Spark by default)",
     )
     v.add_argument("--spark-seeds", type=int, default=2, metavar="N", help="seeded runs per combination on Spark")
     v.add_argument("--spark-steps", type=int, default=1000, metavar="N", help="operations per Spark run")
@@ -238,16 +239,21 @@ def verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def spark_stage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Differential runs at scale: reference vs optimized vs the model, fanned out on Spark
-    (:mod:`swagkit.verify.spark`). Covers the FIFO algorithms both implementations provide."""
+    (:mod:`swagkit.verify.spark`). Covers the FIFO algorithms both implementations provide, FiBA
+    (:mod:`swagkit.verify.spark_ooo`) and paper 004's structures (:mod:`swagkit.verify.spark_decay`: seeded
+    paper-like and adversarial streams, answers and snapshots in lock-step, the spec checkers against the exact
+    oracle). When ``qdigest`` is selected it also runs the q-digest mergeability run (digests per partition,
+    merged by ``reduce``, checked against the whole stream)."""
     from . import spark
 
-    fifo = spark.differential_algorithms(args.algorithm)  # FIFO, and FiBA (swagkit.verify.spark_ooo)
+    fifo = spark.differential_algorithms(args.algorithm)  # FIFO, FiBA (spark_ooo), paper 004 (spark_decay)
     algos = [a for a in (args.algorithm or fifo) if a in fifo]
     # an optimized class that *is* the reference class (e.g. recalc) has nothing to be compared with
     algos = [a for a in algos if registry.resolve_class(a, "optimized") not in (None, registry.resolve_class(a))]
     monoids = [m for m in (args.monoid or registry.monoid_ids()) if m in LIBRARY]
     if not algos or not monoids:
-        print("spark: nothing to compare (no FIFO algorithm with both implementations selected)", file=out)
+        print("spark: nothing to compare (no algorithm with both implementations and a Spark runner selected)",
+              file=out)
         return 0
     if args.spark_seeds < 1 or args.spark_steps < 1:
         print("swagkit verify: --spark-seeds and --spark-steps must be positive", file=err)
@@ -281,7 +287,47 @@ def spark_stage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         f"in {elapsed:.1f}s",
         file=out,
     )
-    return 1 if summary["failures"] else 0
+    if summary.get("soft"):
+        print("spark: soft findings (reported, not failures): "
+              + ", ".join(f"{name} ×{count}" for name, count in summary["soft"]), file=out)
+    status = 1 if summary["failures"] else 0
+    if "qdigest" in algos and "count" in monoids:
+        status = max(status, _spark_merge_stage(args, session, out, err))
+    return status
+
+
+def _spark_merge_stage(args: argparse.Namespace, session: Any, out: TextIO, err: TextIO) -> int:
+    """q-digests built per Spark partition and merged by ``reduce`` (:func:`swagkit.verify.spark_decay.
+    run_merge_on_spark`), one run per Spark seed, ``20 × --spark-steps`` items each."""
+    from .spark_decay import MergeTask, run_merge_on_spark
+
+    tasks = [MergeTask(seed, items=20 * args.spark_steps) for seed in range(args.spark_seeds)]
+    print(f"spark: {len(tasks)} q-digest merge runs of {tasks[0].items:,} items", file=err, flush=True)
+    start = time.perf_counter()
+    results = [run_merge_on_spark(session, t) for t in tasks]
+    elapsed = time.perf_counter() - start
+    for r in results:
+        if not r.ok:
+            print(f"\n==================== SPARK MERGE: qdigest seed {r.task.seed} ({r.stream}) "
+                  f"====================\n{r.detail}", file=out)
+            print("reproduce: python -c \"from swagkit.verify.spark import local_session; "
+                  "from swagkit.verify.spark_decay import MergeTask, run_merge_on_spark; "
+                  f"print(run_merge_on_spark(local_session(), {r.task!r}))\"", file=out)
+    failed = [r for r in results if not r.ok]
+    ok = [r for r in results if r.ok]
+    worst = max((r.rank_error for r in ok), default=0.0)
+    nodes = max((r.nodes for r in ok), default=0)
+    t = tasks[0]
+    verdict = (f"{len(failed)} of {len(results)} run(s) FAILED" if failed else
+               f"optimized merge == reference merge ({'compiled' if all(r.compiled for r in ok) else 'pure-Python'})")
+    print(
+        f"{'FAILED' if failed else 'OK'}: spark q-digest merge, {len(results)} run(s) of {t.items:,} items: "
+        f"{sum(r.digests for r in results):,} digests built on {t.partitions} partitions and merged by reduce; "
+        f"whole-stream rank error <= {worst:.2f}·εN, <= {nodes} ranges (bound {results[0].size_bound}); "
+        f"{verdict}; in {elapsed:.1f}s",
+        file=out,
+    )
+    return 1 if failed else 0
 
 
 def _describe_implementation(impl_id: str) -> str:

@@ -40,6 +40,9 @@ MODEL_EVERY = 16
 #: ids keep the stage cheap (FiBA's other ids differ only in μ or in looping the bulk operations).
 DIFF_RUNNERS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "out_of_order": ("swagkit.verify.spark_ooo", "run_ooo_task", ("fiba",)),
+    # paper 004 (take no monoid: one task per seed, under the registry's placeholder monoid)
+    "sketch": ("swagkit.verify.spark_decay", "run_decay_task", ("qdigest",)),
+    "time_decayed": ("swagkit.verify.spark_decay", "run_decay_task", ("window_count", "window_quantiles", "value_division")),
 }
 
 
@@ -80,19 +83,28 @@ class DiffResult:
     operations: int
     combines: int
     compiled: bool
+    #: soft findings of the spec checkers (paper 004 runs): (invariant, how many checks reported it)
+    soft: tuple[tuple[str, int], ...] = ()
 
 
 def make_tasks(algorithms: Iterable[str], monoids: Iterable[str], seeds: int, steps: int = 2000) -> list[DiffTask]:
     """Every algorithm × monoid × seed in ``range(seeds)``, leaving out monoids an algorithm does not support
-    (e.g. a non-selective monoid for SlickDeque Non-Inv)."""
+    (e.g. a non-selective monoid for SlickDeque Non-Inv) and, for a structure that takes no monoid (paper 004),
+    every monoid but the placeholder it is listed under (``AlgorithmInfo.monoids``)."""
     monoid_list = list(monoids)
     return [
         DiffTask(a, m, s, steps)
         for a in algorithms
         for m in monoid_list
-        if registry.algorithm(a).supports(LIBRARY[m].factory())
+        if _runs_over(registry.algorithm(a), m)
         for s in range(seeds)
     ]
+
+
+def _runs_over(info: registry.AlgorithmInfo, monoid_id: str) -> bool:
+    if info.monoids is not None and monoid_id not in info.monoids:
+        return False
+    return info.supports(LIBRARY[monoid_id].factory())
 
 
 def run_task(task: DiffTask) -> DiffResult:
@@ -205,12 +217,17 @@ def run_on_spark(spark: "SparkSession", tasks: list[DiffTask], partitions: int |
 
 
 def summarize(results: list[DiffResult]) -> dict[str, Any]:
-    """Totals for a report: tasks, failures, operations and combines compared."""
+    """Totals for a report: tasks, failures, operations and combines compared, soft findings by invariant."""
     failures = [asdict(r) for r in results if not r.ok]
+    soft: dict[str, int] = {}
+    for r in results:
+        for name, count in r.soft:
+            soft[name] = soft.get(name, 0) + count
     return {
         "tasks": len(results),
         "failures": failures,
         "operations": sum(r.operations for r in results),
         "combines": sum(r.combines for r in results),
         "compiled": all(r.compiled for r in results) if results else False,
+        "soft": sorted(soft.items()),
     }
