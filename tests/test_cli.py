@@ -6,7 +6,7 @@ import os
 import shlex
 import subprocess
 import sys
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 
@@ -166,7 +166,7 @@ def test_python_dash_m() -> None:
 
 
 @pytest.mark.spark
-def test_verify_runs_the_spark_differential_stage(capsys: pytest.CaptureFixture[str]) -> None:
+def test_verify_runs_the_spark_differential_stage(spark: Any, capsys: pytest.CaptureFixture[str]) -> None:
     """The main job's Spark part (embedded local Spark): reference vs optimized vs model on Spark workers."""
     code = main(["verify", "--algorithm", "daba_lite", "two_stacks", "--monoid", "string_concat", "sum_i64",
                  "--no-laws", "--quick", "--jobs", "1", "--spark-seeds", "2", "--spark-steps", "300"])
@@ -176,7 +176,7 @@ def test_verify_runs_the_spark_differential_stage(capsys: pytest.CaptureFixture[
 
 
 @pytest.mark.spark
-def test_spark_stage_covers_paper_004_and_the_merge_run() -> None:
+def test_spark_stage_covers_paper_004_and_the_merge_run(spark: Any) -> None:
     """``swagkit verify --algorithm qdigest window_quantiles``'s Spark stage: one task per seed for each (they
     take no monoid), and the q-digest merge run with its own summary line."""
     import io

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -10,15 +10,6 @@ import swagkit.optimized
 from swagkit.verify.spark import DiffTask, make_tasks, run_on_spark, run_task, summarize
 
 pytestmark = pytest.mark.spark
-
-
-@pytest.fixture(scope="module")
-def spark() -> Iterator[Any]:
-    from swagkit.verify.spark import local_session
-
-    session = local_session("swagkit-tests")
-    yield session
-    session.stop()
 
 
 def test_run_task_is_deterministic_and_passes() -> None:
