@@ -83,9 +83,18 @@ cdef extern from *:
     /* The kernel's moves all go to lower addresses (or between nodes): a forward copy is enough. The times and
        values of a node live in separate halves of its block, so one loop moves both. */
     SWAG_AI void swag_fwd_tv(SwagSlot* dt, const SwagSlot* s_t, SwagSlot* dv, const SwagSlot* s_v, Py_ssize_t n) {
+        /* two slots of each array per step (16-byte loads before 16-byte stores: still a correct forward
+           copy when dst < src overlap), then the odd one */
         Py_ssize_t i;
-        for (i = 0; i < n; i++) {
+        char w[16];
+        for (i = 0; i + 2 <= n; i += 2) {
             __asm__("" : "+r"(i));
+            memcpy(w, s_t + i, 16);
+            memcpy(dt + i, w, 16);
+            memcpy(w, s_v + i, 16);
+            memcpy(dv + i, w, 16);
+        }
+        if (i < n) {
             dt[i] = s_t[i];
             dv[i] = s_v[i];
         }
@@ -718,98 +727,194 @@ cdef extern from *:
         }
     }
 
+    /* The kernel's uncommon steps, out of line so that the common step (evict without underflow, append without
+       overflow, query) is a short loop whose state GCC keeps in registers: with these paths inlined, the loop's
+       pointers, counter and window lived on the stack. Each works on st (the fingers, root and counts are
+       current there) and returns 0 when done, 1 when the step needs the driver's general code, -1 when out of
+       memory (nothing changed). */
+
+    /* One eviction from a left finger that is not simply "on the left spine with an entry to spare": underflow
+       with a move or merge, the two-level cascade, or the general rebalance. The leaf may be unsettled. */
+    SWAG_AI int swag_fevict_slow_impl(SwagFibaRun* st, int kind) {
+        SwagFNode *lf = st->lf, *p = lf->parent, *s;
+        const int mu = st->mu, maxar = st->maxar;
+        int m = lf->n, sn, pn;
+        SwagSlot *ts, *vs, *lt0;
+        if (p != NULL && lf->left_spine && !lf->right_spine) {
+            ts = lf->times;
+            vs = lf->values;
+            if (m >= mu) {
+                lf->times = ts + 1;
+                lf->values = vs + 1;
+                lf->n = m - 1;
+                st->cc += swag_rc_leaf_left(lf, kind);
+                st->tc += 1;
+                return 0;
+            }
+            if (p->parent == NULL || (p->left_spine && !p->right_spine)) {
+                s = p->children[1];
+                sn = s->n;
+                pn = p->n;
+                if (sn >= mu || pn >= (p->parent != NULL ? mu : 2)) {
+                    /* underflow under a parent that will not underflow (a left-spine node keeps mu - 1
+                       entries, the root one; the root's last one goes in heightDecrease, left to the general
+                       code): drop entry 0 while moving the rest to the start of the arrays, append the
+                       separator */
+                    lt0 = swag_ftimes_base(lf, maxar);
+                    swag_fwd_tv(lt0, ts + 1, lt0 + maxar, vs + 1, m - 1);
+                    lf->times = lt0;
+                    lf->values = lt0 + maxar;
+                    lt0[m - 1] = p->times[0];
+                    lt0[maxar + m - 1] = p->values[0];
+                    if (sn >= mu) {
+                        /* move: the sibling's first entry goes up; recompute the sibling's Pi-up, then the
+                           repair: the parent, this leaf (a sibling that is the root's last child is the right
+                           finger: the repair's pass down the right spine recomputes its Pi-right) */
+                        p->times[0] = s->times[0];
+                        p->values[0] = s->values[0];
+                        swag_fwd_tv(s->times, s->times + 1, s->values, s->values + 1, sn - 1);
+                        s->n = sn - 1;
+                        st->cc += s->right_spine ? swag_rc_leaf_right(s, kind) : swag_rc_leaf_up(s, kind);
+                        st->tc += 3;
+                    } else {
+                        /* merge: this leaf absorbs the sibling (freed); the parent drops entry 0 and child 1;
+                           the repair: the parent, this leaf */
+                        swag_fwd_tv(lt0 + m, s->times, lt0 + maxar + m, s->values, sn);
+                        lf->n = m + sn;
+                        swag_fwd_tv(p->times, p->times + 1, p->values, p->values + 1, pn - 1);
+                        swag_fwd_nodes(p->children + 1, p->children + 2, pn - 1);
+                        p->n = pn - 1;
+                        s->n = -1;
+                        s->next_free = st->free_head;
+                        st->free_head = s;
+                        st->tc += 2;
+                    }
+                    st->cc += p->parent != NULL ? swag_rc_inner_left(p, kind) : swag_rc_root_inner(p, kind);
+                    st->cc += swag_rc_leaf_left(lf, kind);
+                    return 0;
+                }
+                if (p->parent != NULL && swag_fevict_level2(st, lf, p, kind)) return 0;
+            }
+        }
+        swag_fsettle(lf, maxar);
+        if (p != NULL && !(lf->left_spine && !lf->right_spine)) return 1;
+        swag_fevict_general(st, kind);   /* the root leaf, or a rebalance that climbs */
+        return 0;
+    }
+
+    /* One in-order append (time above every other, the right finger not empty) that overflows the right
+       finger: the split under a parent that does not overflow, the two-level split, or the general cascade. */
+    SWAG_AI int swag_finsert_slow_impl(SwagFibaRun* st, SwagSlot t, SwagSlot v, int kind) {
+        SwagFNode *rf = st->rf, *p = rf->parent, *s;
+        const int mu = st->mu, maxar = st->maxar;
+        int m = rf->n, k, pn;
+        if (p != NULL && p->n + 2 <= maxar && (p->parent == NULL || (p->right_spine && !p->left_spine))) {
+            /* the right finger splits under a non-root right-spine parent that does not overflow: entries
+               0 ... mu-1 stay (Pi-up now), entry mu goes up as the parent's last, mu+1 ... and the new one go
+               to a new right finger; recompute the old leaf, then the repair: the parent, the new leaf */
+            s = swag_fnode_new(st, 1);
+            if (s == NULL) return -1;
+            k = m - mu - 1;
+            swag_fwd_tv(s->times, rf->times + mu + 1, s->values, rf->values + mu + 1, k);
+            s->times[k] = t;
+            s->values[k] = v;
+            s->n = k + 1;
+            s->parent = p;
+            s->right_spine = 1;
+            pn = p->n;
+            p->times[pn] = rf->times[mu];
+            p->values[pn] = rf->values[mu];
+            p->children[pn + 1] = s;
+            p->n = pn + 1;
+            rf->n = mu;
+            rf->right_spine = 0;
+            st->cc += swag_rc_leaf_up(rf, kind);
+            st->cc += p->parent != NULL ? swag_rc_inner_right(p, kind) : swag_rc_root_inner(p, kind);
+            st->cc += swag_rc_leaf_right(s, kind);
+            st->tc += 5;   /* the search's 2, the old leaf, the parent, the new leaf */
+            st->rf = s;
+            return 0;
+        }
+        k = swag_finsert_level2(st, t, v, kind);
+        if (k == 0) {
+            swag_fsettle(st->lf, maxar);
+            k = swag_finsert_split(st, t, v, kind);
+        }
+        return k < 0 ? -1 : 0;
+    }
+
+    #define SWAG_FIBA_SLOW(kind) \\
+        static SWAG_NOINLINE int swag_fevict_slow_##kind(SwagFibaRun* st) { return swag_fevict_slow_impl(st, kind); } \\
+        static SWAG_NOINLINE int swag_finsert_slow_##kind(SwagFibaRun* st, SwagSlot t, SwagSlot v) { \\
+            return swag_finsert_slow_impl(st, t, v, kind); \\
+        }
+    SWAG_FIBA_SLOW(1)
+    SWAG_FIBA_SLOW(2)
+    SWAG_FIBA_SLOW(3)
+    SWAG_FIBA_SLOW(4)
+    SWAG_FIBA_SLOW(5)
+    SWAG_FIBA_SLOW(6)
+
+    SWAG_AI int swag_fevict_slow(SwagFibaRun* st, int kind) {
+        switch (kind) {
+        case 1: return swag_fevict_slow_1(st);
+        case 2: return swag_fevict_slow_2(st);
+        case 3: return swag_fevict_slow_3(st);
+        case 4: return swag_fevict_slow_4(st);
+        case 5: return swag_fevict_slow_5(st);
+        default: return swag_fevict_slow_6(st);
+        }
+    }
+
+    SWAG_AI int swag_finsert_slow(SwagFibaRun* st, SwagSlot t, SwagSlot v, int kind) {
+        switch (kind) {
+        case 1: return swag_finsert_slow_1(st, t, v);
+        case 2: return swag_finsert_slow_2(st, t, v);
+        case 3: return swag_finsert_slow_3(st, t, v);
+        case 4: return swag_finsert_slow_4(st, t, v);
+        case 5: return swag_finsert_slow_5(st, t, v);
+        default: return swag_finsert_slow_6(st, t, v);
+        }
+    }
+
     /* For items i0 ... n-1: evict while the size (*size_io) is >= window, insert, record the query. Returns the
        item it stopped at and sets *status: SWAG_FIBA_DONE (all done), SWAG_FIBA_INSERT (item i's evictions are
        done, its insert needs the general code), SWAG_FIBA_EVICT (the next eviction of item i needs the general
        code), SWAG_FIBA_NOMEM (item i's insert ran out of memory; nothing changed). The left finger is settled
-       on return. */
+       on return. The loop itself does only the common step; the fingers and root live in locals and go back
+       to st around each out-of-line step. */
     SWAG_AI Py_ssize_t swag_fiba_kernel(SwagFibaRun* st, const SwagSlot* tin, const SwagSlot* vin, SwagSlot* out,
                                         Py_ssize_t i, Py_ssize_t n, Py_ssize_t window, Py_ssize_t* size_io,
                                         int* status, const int kind, const int tk) {
-        SwagFNode *root = st->root, *lf = st->lf, *rf = st->rf, *p, *s;
+        SwagFNode *root = st->root, *lf = st->lf, *rf = st->rf;
         const int mu = st->mu, maxar = st->maxar;
         int64_t cc = 0, tc = 0;
         Py_ssize_t size = *size_io;
-        SwagSlot t, v, *ts, *vs, *lt0;
-        int m, sn, pn, k;
+        SwagSlot t, v;
+        int m, r;
         *status = SWAG_FIBA_DONE;
         for (; i < n; i++) {
             t = tin[i];
             v = vin[i];
             while (size >= window) {
                 m = lf->n;
-                p = lf->parent;
-                if (p != NULL && lf->left_spine && !lf->right_spine) {
-                    ts = lf->times;
-                    vs = lf->values;
-                    if (m >= mu) {
-                        /* no underflow: drop entry 0 by advancing the arrays; repair recomputes this leaf only */
-                        lf->times = ts + 1;
-                        lf->values = vs + 1;
-                        lf->n = m - 1;
-                        cc += swag_rc_leaf_left(lf, kind);
-                        tc += 1;
-                        size--;
-                        continue;
-                    }
-                    if (p->parent == NULL || (p->left_spine && !p->right_spine)) {
-                        s = p->children[1];
-                        sn = s->n;
-                        pn = p->n;
-                        if (sn >= mu || pn >= (p->parent != NULL ? mu : 2)) {
-                            /* underflow under a parent that will not underflow (a left-spine node keeps mu - 1
-                               entries, the root one; the root's last one goes in heightDecrease, left to the
-                               general code): drop entry 0 while moving the rest to the start of the arrays,
-                               append the separator */
-                            lt0 = swag_ftimes_base(lf, maxar);
-                            swag_fwd_tv(lt0, ts + 1, lt0 + maxar, vs + 1, m - 1);
-                            lf->times = lt0;
-                            lf->values = lt0 + maxar;
-                            lt0[m - 1] = p->times[0];
-                            lt0[maxar + m - 1] = p->values[0];
-                            if (sn >= mu) {
-                                /* move: the sibling's first entry goes up; recompute the sibling's Pi-up, then the
-                                   repair: the parent, this leaf (a sibling that is the root's last child is the
-                                   right finger: the repair's pass down the right spine recomputes its Pi-right) */
-                                p->times[0] = s->times[0];
-                                p->values[0] = s->values[0];
-                                swag_fwd_tv(s->times, s->times + 1, s->values, s->values + 1, sn - 1);
-                                s->n = sn - 1;
-                                cc += s->right_spine ? swag_rc_leaf_right(s, kind) : swag_rc_leaf_up(s, kind);
-                                tc += 3;
-                            } else {
-                                /* merge: this leaf absorbs the sibling (freed); the parent drops entry 0 and
-                                   child 1; the repair: the parent, this leaf */
-                                swag_fwd_tv(lt0 + m, s->times, lt0 + maxar + m, s->values, sn);
-                                lf->n = m + sn;
-                                swag_fwd_tv(p->times, p->times + 1, p->values, p->values + 1, pn - 1);
-                                swag_fwd_nodes(p->children + 1, p->children + 2, pn - 1);
-                                p->n = pn - 1;
-                                s->n = -1;
-                                s->next_free = st->free_head;
-                                st->free_head = s;
-                                tc += 2;
-                            }
-                            cc += p->parent != NULL ? swag_rc_inner_left(p, kind) : swag_rc_root_inner(p, kind);
-                            cc += swag_rc_leaf_left(lf, kind);
-                            size--;
-                            continue;
-                        }
-                        if (p->parent != NULL && swag_fevict_level2(st, lf, p, kind)) {
-                            size--;
-                            continue;
-                        }
+                if (m >= mu && lf->parent != NULL && lf->left_spine && !lf->right_spine) {
+                    /* no underflow: drop entry 0 by advancing the arrays; repair recomputes this leaf only */
+                    lf->times += 1;
+                    lf->values += 1;
+                    lf->n = m - 1;
+                    cc += swag_rc_leaf_left(lf, kind);
+                    tc += 1;
+                } else {
+                    r = swag_fevict_slow(st, kind);
+                    root = st->root;
+                    lf = st->lf;
+                    rf = st->rf;
+                    if (r) {
+                        *status = SWAG_FIBA_EVICT;
+                        goto done;
                     }
                 }
-                swag_fsettle(lf, maxar);
-                if (p != NULL && !(lf->left_spine && !lf->right_spine)) {
-                    *status = SWAG_FIBA_EVICT;
-                    goto done;
-                }
-                swag_fevict_general(st, kind);   /* the root leaf, or a rebalance that climbs */
-                root = st->root;
-                lf = st->lf;
-                rf = st->rf;
                 size--;
             }
             m = rf->n;
@@ -824,50 +929,13 @@ cdef extern from *:
                     cc += 1;
                     tc += rf == root ? 1 : 2;
                 } else {
-                    p = rf->parent;
-                    if (p != NULL && p->n + 2 <= maxar && (p->parent == NULL || (p->right_spine && !p->left_spine))) {
-                        /* the right finger splits under a non-root right-spine parent that does not overflow:
-                           entries 0 ... mu-1 stay (Pi-up now), entry mu goes up as the parent's last, mu+1 ...
-                           and the new one go to a new right finger; recompute the old leaf, then the repair:
-                           the parent, the new leaf */
-                        s = swag_fnode_new(st, 1);
-                        if (s == NULL) {
-                            *status = SWAG_FIBA_NOMEM;
-                            goto done;
-                        }
-                        k = m - mu - 1;
-                        swag_fwd_tv(s->times, rf->times + mu + 1, s->values, rf->values + mu + 1, k);
-                        s->times[k] = t;
-                        s->values[k] = v;
-                        s->n = k + 1;
-                        s->parent = p;
-                        s->right_spine = 1;
-                        pn = p->n;
-                        p->times[pn] = rf->times[mu];
-                        p->values[pn] = rf->values[mu];
-                        p->children[pn + 1] = s;
-                        p->n = pn + 1;
-                        rf->n = mu;
-                        rf->right_spine = 0;
-                        cc += swag_rc_leaf_up(rf, kind);
-                        cc += p->parent != NULL ? swag_rc_inner_right(p, kind) : swag_rc_root_inner(p, kind);
-                        cc += swag_rc_leaf_right(s, kind);
-                        tc += 5;   /* the search's 2, the old leaf, the parent, the new leaf */
-                        rf = s;
-                        st->rf = s;
-                    } else {
-                        k = swag_finsert_level2(st, t, v, kind);
-                        if (k == 0) {
-                            swag_fsettle(lf, maxar);
-                            k = swag_finsert_split(st, t, v, kind);
-                        }
-                        if (k < 0) {
-                            *status = SWAG_FIBA_NOMEM;
-                            goto done;
-                        }
-                        root = st->root;
-                        lf = st->lf;
-                        rf = st->rf;
+                    r = swag_finsert_slow(st, t, v, kind);
+                    root = st->root;
+                    lf = st->lf;
+                    rf = st->rf;
+                    if (r) {
+                        *status = SWAG_FIBA_NOMEM;
+                        goto done;
                     }
                 }
                 size++;
