@@ -21,7 +21,7 @@ The runners ignore the monoid id (these structures take none; the registry lists
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import hypothesis
 from hypothesis import strategies as st
@@ -44,13 +44,14 @@ _PHI = st.sampled_from([0.0, 0.1, 0.3, 0.5, 0.9, 1.0])
 _HH_PHI = st.sampled_from([0.05, 0.2, 0.5, 1.0])
 
 
-def _expect_refusal(action: Any) -> None:
-    """``action`` must raise a documented SwagkitError (the checked wrapper verified that nothing changed)."""
+def _expect_refusal(action: Any, error: type[SwagkitError] = SwagkitError, what: str = "bad input") -> None:
+    """``action`` must raise ``error``, a documented SwagkitError (the checked wrapper verified that nothing
+    changed)."""
     try:
         action()
-    except SwagkitError:
+    except error:
         return
-    raise AssertionError("bad input was accepted")
+    raise AssertionError(f"{what} was accepted")
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -147,16 +148,26 @@ class SketchMachine(RuleBasedStateMachine):
         self._step()
 
 
-def make_sketch_machine(algorithm_id: str, implementation: str) -> type[SketchMachine]:
+_M = TypeVar("_M", bound=RuleBasedStateMachine)
+
+
+def _specialize(base: type[_M], algorithm_id: str, implementation: str) -> type[_M]:
+    """A fresh subclass of ``base`` bound to one registry id and implementation (Hypothesis runs a class)."""
     registry.create(algorithm_id, None, implementation, check=False)  # fail fast (unknown id / implementation)
+    name = "".join(p.title() for p in f"{algorithm_id}_{implementation}".split("_")) + "Machine"
+    attrs = {"__qualname__": name, "algorithm_id": algorithm_id, "implementation": implementation,
+             "stats": MachineStats()}
+    return cast("type[_M]", type(name, (base,), attrs))
 
-    class Machine(SketchMachine):
-        pass
 
-    Machine.__name__ = Machine.__qualname__ = f"{algorithm_id.title()}{implementation.title()}Machine"
-    Machine.algorithm_id, Machine.implementation = algorithm_id, implementation
-    Machine.stats = MachineStats()
-    return Machine
+def _run(machine: type[RuleBasedStateMachine], max_examples: int, steps: int, seed: int | None) -> None:
+    if seed is not None:
+        machine = hypothesis.seed(seed)(machine)
+    run_state_machine_as_test(machine, settings=machine_settings(max_examples, steps))
+
+
+def make_sketch_machine(algorithm_id: str, implementation: str) -> type[SketchMachine]:
+    return _specialize(SketchMachine, algorithm_id, implementation)
 
 
 def run_sketch_machine(
@@ -171,9 +182,7 @@ def run_sketch_machine(
 ) -> MachineStats:
     """Run the q-digest machine (``monoid_id`` and ``max_window`` are not used)."""
     machine = make_sketch_machine(algorithm_id, implementation)
-    if seed is not None:
-        machine = hypothesis.seed(seed)(machine)
-    run_state_machine_as_test(machine, settings=machine_settings(max_examples, steps))
+    _run(machine, max_examples, steps, seed)
     return machine.stats
 
 
@@ -329,12 +338,8 @@ class TimeDecayedMachine(RuleBasedStateMachine):
         _expect_refusal(lambda: registry.create(self.algorithm_id, None, self.implementation, check=False, **params))
         if self.algorithm_id == "value_division":  # the sliding window is not smooth
             params.update(theta=0.1, decay=SlidingWindowDecay(4))
-            try:
-                registry.create(self.algorithm_id, None, self.implementation, check=False, **params)
-            except InvalidParameterError:
-                pass
-            else:
-                raise AssertionError("value division accepted a non-smooth decay")
+            _expect_refusal(lambda: registry.create(self.algorithm_id, None, self.implementation, check=False, **params),
+                            InvalidParameterError, "value division with a non-smooth decay")
         self._step()
 
     @rule(data=st.data(), phi=_PHI, hh=_HH_PHI)
@@ -373,16 +378,7 @@ class TimeDecayedMachine(RuleBasedStateMachine):
 
 
 def make_time_decayed_machine(algorithm_id: str, implementation: str) -> type[TimeDecayedMachine]:
-    registry.create(algorithm_id, None, implementation, check=False)  # fail fast
-
-    class Machine(TimeDecayedMachine):
-        pass
-
-    name = "".join(p.title() for p in f"{algorithm_id}_{implementation}".split("_"))
-    Machine.__name__ = Machine.__qualname__ = f"{name}Machine"
-    Machine.algorithm_id, Machine.implementation = algorithm_id, implementation
-    Machine.stats = MachineStats()
-    return Machine
+    return _specialize(TimeDecayedMachine, algorithm_id, implementation)
 
 
 def run_time_decayed_machine(
@@ -397,9 +393,7 @@ def run_time_decayed_machine(
 ) -> MachineStats:
     """Run the out-of-order machine (``monoid_id`` and ``max_window`` are not used)."""
     machine = make_time_decayed_machine(algorithm_id, implementation)
-    if seed is not None:
-        machine = hypothesis.seed(seed)(machine)
-    run_state_machine_as_test(machine, settings=machine_settings(max_examples, steps))
+    _run(machine, max_examples, steps, seed)
     return machine.stats
 
 
