@@ -23,9 +23,8 @@ from __future__ import annotations
 
 from typing import Any, TypeVar, cast
 
-import hypothesis
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from swagkit.spec.decay import ExponentialDecay, NoDecay, PolynomialDecay, SlidingWindowDecay
 from swagkit.spec.decay_errors import InvalidParameterError
@@ -34,7 +33,7 @@ from swagkit.spec.errors import SwagkitError
 
 from . import registry
 from .decay_debug import CheckedQDigest, CheckedWindowStructure, checked_decay
-from .machine import DEFAULT_MAX_WINDOW, MachineStats, machine_settings, register_machine
+from .machine import DEFAULT_MAX_WINDOW, MachineStats, register_machine, run_machine_class
 
 __all__ = ["run_sketch_machine", "run_time_decayed_machine", "make_sketch_machine", "make_time_decayed_machine"]
 
@@ -160,12 +159,6 @@ def _specialize(base: type[_M], algorithm_id: str, implementation: str) -> type[
     return cast("type[_M]", type(name, (base,), attrs))
 
 
-def _run(machine: type[RuleBasedStateMachine], max_examples: int, steps: int, seed: int | None) -> None:
-    if seed is not None:
-        machine = hypothesis.seed(seed)(machine)
-    run_state_machine_as_test(machine, settings=machine_settings(max_examples, steps))
-
-
 def make_sketch_machine(algorithm_id: str, implementation: str) -> type[SketchMachine]:
     return _specialize(SketchMachine, algorithm_id, implementation)
 
@@ -182,7 +175,7 @@ def run_sketch_machine(
 ) -> MachineStats:
     """Run the q-digest machine (``monoid_id`` and ``max_window`` are not used)."""
     machine = make_sketch_machine(algorithm_id, implementation)
-    _run(machine, max_examples, steps, seed)
+    run_machine_class(machine, max_examples, steps, seed)
     return machine.stats
 
 
@@ -393,7 +386,7 @@ def run_time_decayed_machine(
 ) -> MachineStats:
     """Run the out-of-order machine (``monoid_id`` and ``max_window`` are not used)."""
     machine = make_time_decayed_machine(algorithm_id, implementation)
-    _run(machine, max_examples, steps, seed)
+    run_machine_class(machine, max_examples, steps, seed)
     return machine.stats
 
 

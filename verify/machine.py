@@ -51,6 +51,7 @@ __all__ = [
     "register_machine",
     "make_machine",
     "machine_settings",
+    "run_machine_class",
     "run_machine",
     "DEFAULT_MAX_WINDOW",
 ]
@@ -353,6 +354,15 @@ def machine_settings(
     )
 
 
+def run_machine_class(machine: type[RuleBasedStateMachine], max_examples: int, steps: int, seed: int | None) -> None:
+    """Run one state-machine class under :func:`machine_settings`; with ``seed`` the run is reproducible
+    (Hypothesis' ``@seed``, which marks the class itself), without it the active profile decides. Shared by the
+    runners of every kind."""
+    if seed is not None:
+        hypothesis.seed(seed)(machine)
+    run_state_machine_as_test(machine, settings=machine_settings(max_examples, steps))
+
+
 def run_fifo_machine(
     algorithm_id: str,
     monoid_id: str,
@@ -368,9 +378,7 @@ def run_fifo_machine(
     With ``seed`` the run is reproducible (Hypothesis' ``@seed``); without it the active profile decides.
     """
     machine = make_machine(algorithm_id, monoid_id, implementation, max_window=max_window)
-    if seed is not None:
-        machine = hypothesis.seed(seed)(machine)
-    run_state_machine_as_test(machine, settings=machine_settings(max_examples, steps))
+    run_machine_class(machine, max_examples, steps, seed)
     return machine.stats
 
 

@@ -24,17 +24,15 @@ from __future__ import annotations
 
 from typing import Any
 
-import hypothesis
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule, \
-    run_state_machine_as_test
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from swagkit.spec.errors import EmptyWindowError
 from swagkit.spec.library import LIBRARY
 from swagkit.spec.ooo import MissingTimeError, UnorderedBulkError
 
 from . import registry
-from .machine import DEFAULT_MAX_WINDOW, MachineStats, machine_settings, register_machine
+from .machine import DEFAULT_MAX_WINDOW, MachineStats, register_machine, run_machine_class
 from .ooo_debug import KIND, CheckedOutOfOrder, checked_ooo
 from .strategies import strategy_for
 
@@ -294,9 +292,7 @@ def run_ooo_machine(
     if algorithm_id in VARIANT_SHARE:
         max_examples = max(3, max_examples // VARIANT_SHARE[algorithm_id])
     machine = make_ooo_machine(algorithm_id, monoid_id, implementation, max_window=max_window)
-    if seed is not None:
-        machine = hypothesis.seed(seed)(machine)
-    run_state_machine_as_test(machine, settings=machine_settings(max_examples, steps))
+    run_machine_class(machine, max_examples, steps, seed)
     return machine.stats
 
 

@@ -25,9 +25,8 @@ import reprlib
 from collections import deque
 from typing import Any, Callable, Iterable
 
-from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from swagkit.spec.budgets import flatfat_new_combines, flatfat_query_bound, flatfat_update_bound, flatfat_update_exact
 from swagkit.spec.checkers import check_flatfat
@@ -38,7 +37,7 @@ from swagkit.spec.monoid import Monoid, fold
 from . import registry
 from .debug import register_checked
 from .errors import BudgetExceededAt, InvariantViolationAt, ModelMismatchAt
-from .machine import DEFAULT_MAX_WINDOW, MachineStats, machine_settings, register_machine
+from .machine import DEFAULT_MAX_WINDOW, MachineStats, register_machine, run_machine_class
 from .strategies import strategy_for
 
 __all__ = ["CheckedTree", "checked_tree", "make_tree_machine", "run_tree_machine"]
@@ -311,9 +310,7 @@ def run_tree_machine(
 ) -> MachineStats:
     """Run the tree machine for one combination (``max_window`` caps the capacity at a power of two ≤ it)."""
     machine = make_tree_machine(algorithm_id, monoid_id, implementation, max_leaves=max_window)
-    if seed is not None:
-        machine = hypothesis_seed(seed)(machine)
-    run_state_machine_as_test(machine, settings=machine_settings(max_examples, steps))
+    run_machine_class(machine, max_examples, steps, seed)
     stats: MachineStats = machine.stats  # type: ignore[attr-defined]
     return stats
 
