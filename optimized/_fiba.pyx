@@ -628,10 +628,11 @@ cdef Node* node_new(FiBA o, bint leaf) except NULL:
             raise MemoryError()
         x = <Node*>mem
         x.children = <Node**>(mem + sizeof(Node))
-        x.times = <Slot*>(mem + sizeof(Node) + (cap + 1) * sizeof(Node*))
-        x.values = x.times + cap
         x.agg.o = NULL
         o.nalloc += 1
+    # the arrays at the start of the block (a recycled node's may have been advanced by the slide kernel)
+    x.times = <Slot*>(<char*>x + sizeof(Node) + (cap + 1) * sizeof(Node*))
+    x.values = x.times + cap
     x.parent = NULL
     x.n = 0
     x.leaf = leaf

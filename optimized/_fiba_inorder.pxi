@@ -758,27 +758,50 @@ cdef extern from *:
                 if (sn >= mu || pn >= (p->parent != NULL ? mu : 2)) {
                     /* underflow under a parent that will not underflow (a left-spine node keeps mu - 1
                        entries, the root one; the root's last one goes in heightDecrease, left to the general
-                       code): drop entry 0 while moving the rest to the start of the arrays, append the
-                       separator */
+                       code) */
                     lt0 = swag_ftimes_base(lf, maxar);
-                    swag_fwd_tv(lt0, ts + 1, lt0 + maxar, vs + 1, m - 1);
-                    lf->times = lt0;
-                    lf->values = lt0 + maxar;
-                    lt0[m - 1] = p->times[0];
-                    lt0[maxar + m - 1] = p->values[0];
                     if (sn >= mu) {
-                        /* move: the sibling's first entry goes up; recompute the sibling's Pi-up, then the
-                           repair: the parent, this leaf (a sibling that is the root's last child is the right
-                           finger: the repair's pass down the right spine recomputes its Pi-right) */
+                        /* move: the leaf drops entry 0 and appends the separator; the sibling's first entry
+                           goes up. Neither is shifted while it fits: the leaf's arrays advance (its last
+                           entry stays inside the block when (ts - lt0) + m < maxar, as a steady slide keeps
+                           it) and so do the sibling's, unless it is the right finger (appends need its whole
+                           block). The sibling is child 1 of the leaf's parent until the leaf absorbs it
+                           (copying from its arrays wherever they start) or the kernel returns (settling
+                           it). Then recompute the sibling's Pi-up, and the repair: the parent, this leaf (a
+                           sibling that is the root's last child is the right finger: the repair's pass down
+                           the right spine recomputes its Pi-right) */
+                        if ((ts - lt0) + m < maxar) {
+                            lf->times = ts + 1;
+                            lf->values = vs + 1;
+                            ts[m] = p->times[0];
+                            vs[m] = p->values[0];
+                        } else {
+                            swag_fwd_tv(lt0, ts + 1, lt0 + maxar, vs + 1, m - 1);
+                            lf->times = lt0;
+                            lf->values = lt0 + maxar;
+                            lt0[m - 1] = p->times[0];
+                            lt0[maxar + m - 1] = p->values[0];
+                        }
                         p->times[0] = s->times[0];
                         p->values[0] = s->values[0];
-                        swag_fwd_tv(s->times, s->times + 1, s->values, s->values + 1, sn - 1);
+                        if (s->right_spine) {
+                            swag_fwd_tv(s->times, s->times + 1, s->values, s->values + 1, sn - 1);
+                        } else {
+                            s->times += 1;
+                            s->values += 1;
+                        }
                         s->n = sn - 1;
                         st->cc += s->right_spine ? swag_rc_leaf_right(s, kind) : swag_rc_leaf_up(s, kind);
                         st->tc += 3;
                     } else {
-                        /* merge: this leaf absorbs the sibling (freed); the parent drops entry 0 and child 1;
-                           the repair: the parent, this leaf */
+                        /* merge: this leaf drops entry 0 while moving the rest to the start of its arrays,
+                           appends the separator and absorbs the sibling (freed); the parent drops entry 0 and
+                           child 1; the repair: the parent, this leaf */
+                        swag_fwd_tv(lt0, ts + 1, lt0 + maxar, vs + 1, m - 1);
+                        lf->times = lt0;
+                        lf->values = lt0 + maxar;
+                        lt0[m - 1] = p->times[0];
+                        lt0[maxar + m - 1] = p->values[0];
                         swag_fwd_tv(lt0 + m, s->times, lt0 + maxar + m, s->values, sn);
                         lf->n = m + sn;
                         swag_fwd_tv(p->times, p->times + 1, p->values, p->values + 1, pn - 1);
@@ -952,6 +975,8 @@ cdef extern from *:
         }
     done:
         swag_fsettle(lf, maxar);
+        /* a sibling whose arrays a move advanced (see swag_fevict_slow_impl) */
+        if (lf->parent != NULL && lf->parent->children[1]->leaf) swag_fsettle(lf->parent->children[1], maxar);
         st->cc += cc;
         st->tc += tc;
         *size_io = size;
