@@ -106,6 +106,35 @@ def test_runs_from_trees_other_operations_built(mu: int) -> None:
         _same_ops(r, o, rng, monoid, conv)
 
 
+@pytest.mark.parametrize("mu", [2, 3, 4])
+def test_runs_stopping_after_a_move_from_the_sibling(mu: int) -> None:
+    """A move from the sibling advances the sibling's arrays instead of shifting its entries; the kernel puts
+    them back when it returns. Stop a run after every item of several move/merge cycles, then insert out of
+    order into the sibling and the left finger (appends need the whole block), recycle freed nodes through
+    bulk operations, and run on: everything agrees with the reference."""
+    rng = random.Random(7 + mu)
+    window, gap = 6 * mu, 4 * mu   # times gap apart leave room for 2 mu new keys after each entry
+    for stop in range(window, window + 8 * mu):
+        r, o = ref.FiBA(sum_i64(), mu), opt.FiBA(sum_i64(), mu)
+        times = array.array("q", [gap * k for k in range(stop)])
+        _slide_both(r, o, times, _values(sum_i64, rng, stop), window)
+        oldest = r.oldest()
+        for e in range(3 * mu):  # fill the leaves next to the left finger until they split
+            for j in range(1, 2 * mu + 1):
+                t, v = oldest + gap * e + j, rng.randrange(-99, 99)
+                for agg in (r, o):
+                    agg.insert(t, v)
+                _agree(r, o)
+        cut = oldest + gap
+        assert r.bulk_evict(cut) == o.bulk_evict(cut)
+        top = gap * stop
+        for agg in (r, o):
+            agg.bulk_insert([(top + gap * k, 1) for k in range(4 * mu)])
+        more = array.array("q", [top + gap * (4 * mu + k) for k in range(5 * mu)])
+        _slide_both(r, o, more, _values(sum_i64, rng, len(more)), window)
+        _same_ops(r, o, rng, sum_i64, int)
+
+
 def _same_ops(r: Any, o: Any, rng: random.Random, monoid: Callable[[], Any], conv: Any) -> None:
     """A random mix of every operation applied to both, comparing answers, snapshots and counters after each."""
     for _ in range(60):
