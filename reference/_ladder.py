@@ -200,6 +200,16 @@ class TimeLadder(Generic[K, L]):
                 del self._q0[oldest]
                 heapq.heappop(self._q0_heap)
 
+    def _admit(self, key: K, t: int, w: int) -> None:
+        """The part of SWUPDATE every ladder shares (variant A, notes §3.9): count ``w`` at ``t`` in Q_0 and at
+        the leaf of t in every level with ``t > τ_j``. O(log α + J)."""
+        self._total += w
+        self._buffer_insert(key, w)
+        leaf = (1 << self._tbits) + t
+        for level in self._levels:
+            if t > level.tau:
+                level.nodes[leaf] = level.nodes.get(leaf, 0) + w
+
     def _updated(self) -> None:
         """Count one SWUPDATE; run SWCOMPRESS every :attr:`compress_period` of them."""
         self._pending += 1

@@ -110,12 +110,7 @@ class SlidingWindowCount(TimeLadder[int, Level]):
         check_total(self._total, w)
         if w == 0:
             return
-        self._total += w
-        self._buffer_insert(t, w)
-        leaf = (1 << self._tbits) + t
-        for level in self._levels:
-            if t > level.tau:
-                level.nodes[leaf] = level.nodes.get(leaf, 0) + w
+        self._admit(t, t, w)
         self._updated()
 
     def insert_many(self, timestamps: Iterable[int]) -> None:

@@ -147,12 +147,10 @@ class SlidingWindowQuantiles(TimeLadder[tuple[int, int], _RangeLevel]):
         check_total(self._total, w)
         if w == 0:
             return
-        self._total += w
-        self._buffer_insert((t, x), w)
+        self._admit((t, x), t, w)
         leaf = (1 << self._tbits) + t
-        for level in self._levels:
+        for level in self._levels:  # the same levels again: one value-wise insert each ("defer merge")
             if t > level.tau:
-                level.nodes[leaf] = level.nodes.get(leaf, 0) + w
                 d = level.digests.get(leaf)
                 if d is None:
                     d = level.digests[leaf] = self._new_digest()
