@@ -5,7 +5,9 @@
 Same algorithm, API, snapshots and answers as :mod:`swagkit.reference.window_count`: Q_0 is an ordered map
 timestamp -> weight (evict from the front), the levels are C++ q-digests over the time universe (inserts append
 to a buffer; SWCOMPRESS runs the shared fixed-point compress at the fixed cap ``2^j``, copies the top level up
-before its first discard and truncates to the α rightmost ranges in post-order).
+before its first discard and truncates to the α rightmost ranges in post-order). The ladder itself (Q_0, the
+compress-and-truncate pass, the choice of ℓ, the window count) is ``_TimeLadder`` of ``_ladder.pxi``, shared with
+``_window_quantiles``; this module supplies the level type and the per-level compress and copy.
 
 Complexity: update O(J + log α) (a map insert and one vector append per level) plus the amortized SWCOMPRESS
 (O(J·α log α) every α updates); query O(α + J). Space: at most α ranges per level after compress.
@@ -20,20 +22,8 @@ from libcpp.map cimport map as cmap
 from cython.operator cimport dereference as deref, preincrement as inc
 
 from swagkit.spec.decay_bounds import window_count_alpha_min
-from swagkit.spec.decay_errors import InvalidParameterError
-from swagkit.spec.decay_input import (
-    check_accuracy,
-    check_advance,
-    check_bits,
-    check_int,
-    check_timestamp,
-    check_total,
-    check_weight,
-    check_window,
-)
+from swagkit.spec.decay_input import check_accuracy, check_bits, check_timestamp, check_total, check_weight
 from swagkit.spec.decay_snapshots import CountLevelState, WindowCountState
-
-DEF MAX_TOTAL = 4611686018427387904  # 2**62
 
 
 cdef cppclass CountLevel:
@@ -42,41 +32,36 @@ cdef cppclass CountLevel:
     QDCore* d
 
 
-cdef class SlidingWindowCount:
+# the ladder's parameters (see _ladder.pxi): Q_0 is keyed by timestamp; the levels are stored by value
+ctypedef int64_t Q0Key
+ctypedef CountLevel Level
+
+
+cdef inline int64_t q0_stamp(const Q0Key& k) noexcept nogil:
+    return k
+
+
+cdef inline Q0Key q0_last(int64_t t) noexcept nogil:
+    return t
+
+
+include "_ladder.pxi"
+
+
+cdef class SlidingWindowCount(_TimeLadder):
     """SlidingWindowCount(time_bits, eps, alpha=None)
 --
 
 Out-of-order sliding-window count with relative error ε (paper 004 §3.1), compiled; same API, snapshots
     and answers as ``swagkit.reference.SlidingWindowCount``."""
 
-    cdef int T
-    cdef double _eps
-    cdef int64_t _alpha, _now, _total, tau0, q0_weight, _pending
-    cdef cmap[int64_t, int64_t] q0
-    cdef vector[CountLevel] levels
-    cdef public object alpha_min
-
     algorithm = "window_count"
 
     def __cinit__(self, time_bits, eps, alpha=None):
-        self.T = check_bits(time_bits, "time_bits")
-        self._eps = check_accuracy(eps, "eps")
-        self.alpha_min = window_count_alpha_min(self.T, self._eps)
-        if alpha is None:
-            alpha = self.alpha_min
-        a = check_int(alpha, "alpha")
-        if a < 1:
-            raise InvalidParameterError(f"alpha must be >= 1, got {a}")
-        if a > MAX_TOTAL:
-            raise InvalidParameterError(f"alpha must be < 2**62, got {a}")
+        cdef int T = check_bits(time_bits, "time_bits")
+        cdef double e = check_accuracy(eps, "eps")
+        self._start(T, e, window_count_alpha_min(T, e), alpha)
         self._free()
-        self._alpha = a
-        self._now = 0
-        self._total = 0
-        self.tau0 = -1
-        self.q0_weight = 0
-        self._pending = 0
-        self.q0.clear()
         self._add_level(2, -1, NULL)
 
     cdef void _add_level(self, int64_t gamma, int64_t tau, QDCore* src) except *:
@@ -96,38 +81,9 @@ Out-of-order sliding-window count with relative error ε (paper 004 §3.1), comp
         self._free()
 
     @property
-    def time_bits(self) -> int:
-        """T: timestamps lie in ``[0, 2**T)``."""
-        return self.T
-
-    @property
     def eps(self) -> float:
         """ε: relative error of every window count."""
         return self._eps
-
-    @property
-    def alpha(self) -> int:
-        """α: size of Q_0 (in weight units) and range budget of every level."""
-        return self._alpha
-
-    @property
-    def total(self) -> int:
-        """Total weight received."""
-        return self._total
-
-    @property
-    def now(self) -> int:
-        """The current time."""
-        return self._now
-
-    @property
-    def compress_period(self) -> int:
-        """Updates between SWCOMPRESS runs."""
-        return self._alpha
-
-    def level_count(self) -> int:
-        """J, the number of q-digest levels."""
-        return self.levels.size()
 
     def node_count(self) -> int:
         """Stored ranges over all levels plus distinct timestamps in Q_0."""
@@ -136,10 +92,6 @@ Out-of-order sliding-window count with relative error ε (paper 004 §3.1), comp
             qd_fold(self.levels[i].d)
             n += self.levels[i].d.nodes.size()
         return n
-
-    def advance(self, t: int) -> None:
-        """Set the current time to ``t`` (``now <= t < 2**T``)."""
-        self._now = check_advance(t, self.T, self._now)
 
     cdef int _insert(self, int64_t t, int64_t w) except -1:
         cdef size_t j
@@ -154,30 +106,6 @@ Out-of-order sliding-window count with relative error ε (paper 004 §3.1), comp
         if self._pending >= self._alpha:
             self._compress()
         return 0
-
-    cdef void _buffer_insert(self, int64_t t, int64_t w) noexcept:
-        """Q_0 ← Q_0 ∪ {t}; evict the smallest timestamps' weight beyond α, raising τ_0."""
-        cdef cmap[int64_t, int64_t].iterator it = self.q0.find(t)
-        cdef int64_t excess, take, oldest, cur
-        if it == self.q0.end():
-            self.q0[t] = w
-        else:
-            self.q0[t] = deref(it).second + w
-        self.q0_weight += w
-        excess = self.q0_weight - self._alpha
-        while excess > 0:
-            it = self.q0.begin()
-            oldest = deref(it).first
-            cur = deref(it).second
-            take = excess if excess < cur else cur
-            self.q0_weight -= take
-            excess -= take
-            if oldest > self.tau0:
-                self.tau0 = oldest
-            if take == cur:
-                self.q0.erase(it)
-            else:
-                self.q0[oldest] = cur - take
 
     def insert(self, timestamp: int, weight: int = 1) -> None:
         """SWUPDATE: record ``weight`` items stamped ``timestamp <= now`` (validated first)."""
@@ -206,75 +134,22 @@ Out-of-order sliding-window count with relative error ε (paper 004 §3.1), comp
         for i in range(ts.size()):
             self._insert(ts[i], 1)
 
-    cdef int _compress(self) except -1:
-        cdef size_t j = 0
-        cdef int64_t tau
-        self._pending = 0
-        while j < self.levels.size():
-            qd_compress_lim(self.levels[j].d, self.levels[j].gamma, NULL)
-            if self.levels[j].d.nodes.size() > <size_t>self._alpha:
-                if j == self.levels.size() - 1:
-                    self._add_level(self.levels[j].gamma * 2, -1, self.levels[j].d)
-                tau = self.levels[j].tau
-                truncate_level(self.levels[j].d, &tau, self._alpha, NULL)
-                self.levels[j].tau = tau
-                self._recount(j)
-            j += 1
+    cdef int _compress_level(self, Level lv) except -1:
+        qd_compress_lim(lv.d, lv.gamma, NULL)
         return 0
 
-    cdef void _recount(self, size_t j) noexcept:
-        cdef int64_t total = 0
-        cdef size_t i
-        cdef QDCore* d = self.levels[j].d
-        for i in range(d.nodes.size()):
-            total += d.nodes[i].second
-        d.total = total
+    cdef Level _copy_up(self, Level lv) except *:
+        cdef CountLevel up
+        up.gamma = lv.gamma * 2
+        up.tau = -1
+        up.d = qd_copy(lv.d)
+        return up
 
-    def compress(self) -> None:
-        """SWCOMPRESS (Alg. 3.2)."""
-        self._compress()
+    # -- queries -----------------------------------------------------------------------------------------------
 
     def count(self, w: int) -> int:
         """SWQUERY(w): estimate of ``D_w(now)`` within ``ε·D_w`` (never above it); exact when ``now - w >= τ_0``."""
-        cdef int64_t cut = self._now - check_window(w)
-        cdef int64_t acc = 0
-        cdef size_t j, i
-        cdef QDCore* d
-        cdef cmap[int64_t, int64_t].iterator it
-        if cut < -1:
-            cut = -1
-        if cut >= self.tau0:
-            it = self.q0.upper_bound(cut)
-            while it != self.q0.end():
-                acc += deref(it).second
-                inc(it)
-            return acc
-        for j in range(self.levels.size()):
-            if self.levels[j].tau <= cut:
-                d = self.levels[j].d
-                qd_fold(d)
-                for i in range(d.nodes.size()):
-                    if qd_lo(d.nodes[i].first, self.T) > cut:
-                        acc += d.nodes[i].second
-                return acc
-        raise AssertionError("the top level never discards")
-
-    def level_for(self, w: int) -> int:
-        """The level ℓ SWQUERY(w) uses (0: the exact buffer)."""
-        cdef int64_t cut = self._now - check_window(w)
-        cdef size_t j
-        if cut < -1:
-            cut = -1
-        if cut >= self.tau0:
-            return 0
-        for j in range(self.levels.size()):
-            if self.levels[j].tau <= cut:
-                return j + 1
-        raise AssertionError("the top level never discards")
-
-    def cutoffs(self) -> list[int]:
-        """``[τ_0, τ_1, …, τ_J]``."""
-        return [self.tau0] + [self.levels[j].tau for j in range(self.levels.size())]
+        return self._window_count(self._cut(w))
 
     def snapshot(self) -> WindowCountState:
         """Plain copy of the state for :mod:`swagkit.spec.checkers.window_count`."""
@@ -289,19 +164,7 @@ Out-of-order sliding-window count with relative error ε (paper 004 §3.1), comp
         while it != self.q0.end():
             buffer.append((deref(it).first, deref(it).second))
             inc(it)
-        return WindowCountState(
-            time_bits=self.T,
-            eps=self._eps,
-            alpha=self._alpha,
-            now=self._now,
-            total=self._total,
-            buffer=tuple(buffer),
-            tau0=self.tau0,
-            levels=tuple(levels),
-            compressed=self._pending == 0,
-            pending=self._pending,
-            compress_period=self._alpha,
-        )
+        return WindowCountState(**self._ladder_state(), buffer=tuple(buffer), levels=tuple(levels))
 
     def _memory_bytes(self) -> int:
         """Bytes of the level arrays (capacity) and Q_0's map nodes (about 48 bytes each)."""

@@ -9,7 +9,9 @@ Same algorithm, API, snapshots and answers as :mod:`swagkit.reference.window_qua
 are merged into the parent's (union, one compress). Decayed queries evaluate built-in decays (exponential,
 polynomial, sliding window, none) in C with the reference's formulas (so the floats are identical) and call
 other decays in Python; the §4.1 atoms are visited in the reference's order (Q_0 sorted, ranges by id, value
-ranges in post-order), so float sums agree bit for bit.
+ranges in post-order), so float sums agree bit for bit. The ladder itself (Q_0, the compress-and-truncate pass,
+the choice of ℓ, the window count) is ``_TimeLadder`` of ``_ladder.pxi``, shared with ``_window_count``; this
+module adds the value digests through its hooks (merge along, copy up, drop on discard).
 
 Complexity: update O(J) hash lookups and vector appends (plus a value digest's own compress every
 ``8b/ε + 1`` of its inserts) and the amortized SWCOMPRESS; window queries O(size of one level); decayed queries
@@ -23,27 +25,22 @@ from typing import Any, Iterable
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from libcpp.map cimport map as cmap
 from libc.string cimport memset
+from libc.stdint cimport INT64_MAX
 from cython.operator cimport dereference as deref, preincrement as inc
 
 from swagkit.spec.decay import Decay
 from swagkit.spec.decay_bounds import qdigest_size_bound, window_quantiles_alpha_min
-from swagkit.spec.decay_errors import InvalidParameterError
 from swagkit.spec.decay_input import (
     check_accuracy,
-    check_advance,
     check_bits,
-    check_int,
     check_phi,
     check_rank_point,
     check_timestamp,
     check_total,
     check_value,
     check_weight,
-    check_window,
 )
 from swagkit.spec.decay_snapshots import QDigestState, RangeLevelState, RangeNodeState, WindowQuantilesState
-
-DEF MAX_TOTAL = 4611686018427387904  # 2**62
 
 ctypedef pair[int64_t, int64_t] Key       # (timestamp, value) of Q_0
 ctypedef pair[int64_t, double] Ranged     # (hi, weight) for decayed answers
@@ -144,7 +141,25 @@ cdef cppclass RangeLevel:
     QDCore* d
     PtrMap digests
 
-cdef class SlidingWindowQuantiles:
+
+# the ladder's parameters (see _ladder.pxi): Q_0 is keyed by (timestamp, value) -- eviction takes the oldest,
+# ties smaller value first; the levels are heap-allocated (each owns its digests' hash table)
+ctypedef Key Q0Key
+ctypedef RangeLevel* Level
+
+
+cdef inline int64_t q0_stamp(const Q0Key& k) noexcept nogil:
+    return k.first
+
+
+cdef inline Q0Key q0_last(int64_t t) noexcept nogil:
+    return Key(t, INT64_MAX)
+
+
+include "_ladder.pxi"
+
+
+cdef class SlidingWindowQuantiles(_TimeLadder):
     """SlidingWindowQuantiles(time_bits, value_bits, eps, alpha=None)
 --
 
@@ -152,41 +167,23 @@ Window ranges, quantiles and heavy hitters with additive error ``ε·D_w``, and 
     ``ε·D`` (paper 004 §3.2-3.3, §4.1), compiled; same API, snapshots and answers as
     ``swagkit.reference.SlidingWindowQuantiles``."""
 
-    cdef int T, B
-    cdef double _eps, veps
+    cdef int B
+    cdef double veps
     cdef int64_t vm
     cdef int ve
     cdef int64_t vperiod
-    cdef int64_t _alpha, _now, _total, tau0, q0_weight, _pending
-    cdef cmap[Key, int64_t] q0
-    cdef vector[RangeLevel*] levels
-    cdef public object alpha_min
 
     algorithm = "window_quantiles"
 
     def __cinit__(self, time_bits, value_bits, eps, alpha=None):
-        self.T = check_bits(time_bits, "time_bits")
+        cdef int T = check_bits(time_bits, "time_bits")
         self.B = check_bits(value_bits, "value_bits")
-        self._eps = check_accuracy(eps, "eps")
-        self.veps = self._eps / 2
-        self.alpha_min = window_quantiles_alpha_min(self.T, self._eps)
-        if alpha is None:
-            alpha = self.alpha_min
-        a = check_int(alpha, "alpha")
-        if a < 1:
-            raise InvalidParameterError(f"alpha must be >= 1, got {a}")
-        if a > MAX_TOTAL:
-            raise InvalidParameterError(f"alpha must be < 2**62, got {a}")
+        cdef double e = check_accuracy(eps, "eps")
+        self.veps = e / 2
+        self._start(T, e, window_quantiles_alpha_min(T, e), alpha)
         self._free()
         self.vm, self.ve = eps_exact(self.veps)
         self.vperiod = qdigest_size_bound(self.B, self.veps)
-        self._alpha = a
-        self._now = 0
-        self._total = 0
-        self.tau0 = -1
-        self.q0_weight = 0
-        self._pending = 0
-        self.q0.clear()
         self.levels.push_back(self._new_level(1))
 
     cdef RangeLevel* _new_level(self, int64_t gamma) except NULL:
@@ -222,10 +219,6 @@ Window ranges, quantiles and heavy hitters with additive error ``ε·D_w``, and 
     # -- parameters --------------------------------------------------------------------------------------------
 
     @property
-    def time_bits(self) -> int:
-        return self.T
-
-    @property
     def value_bits(self) -> int:
         return self.B
 
@@ -233,27 +226,6 @@ Window ranges, quantiles and heavy hitters with additive error ``ε·D_w``, and 
     def eps(self) -> float:
         """ε: additive error ``ε·D_w`` of window ranks (``ε·D`` for decayed ranks)."""
         return self._eps
-
-    @property
-    def alpha(self) -> int:
-        return self._alpha
-
-    @property
-    def total(self) -> int:
-        return self._total
-
-    @property
-    def now(self) -> int:
-        """The current time."""
-        return self._now
-
-    @property
-    def compress_period(self) -> int:
-        """Updates between SWCOMPRESS runs."""
-        return self._alpha
-
-    def level_count(self) -> int:
-        return self.levels.size()
 
     def node_count(self) -> int:
         """Space in the paper's unit: Q_0 entries, time-wise ranges and the ranges of all value digests."""
@@ -271,10 +243,6 @@ Window ranges, quantiles and heavy hitters with additive error ``ε·D_w``, and 
 
     # -- updates -----------------------------------------------------------------------------------------------
 
-    def advance(self, t: int) -> None:
-        """Set the current time to ``t`` (``now <= t < 2**T``)."""
-        self._now = check_advance(t, self.T, self._now)
-
     cdef int _insert(self, int64_t x, int64_t t, int64_t w) except -1:
         cdef size_t j
         cdef int64_t leaf = ((<int64_t>1) << self.T) + t
@@ -282,7 +250,7 @@ Window ranges, quantiles and heavy hitters with additive error ``ε·D_w``, and 
         cdef RangeLevel* lv
         cdef QDCore* vd
         self._total += w
-        self._buffer_insert(t, x, w)
+        self._buffer_insert(Key(t, x), w)
         for j in range(self.levels.size()):
             lv = self.levels[j]
             if t > lv.tau:
@@ -297,31 +265,6 @@ Window ranges, quantiles and heavy hitters with additive error ``ε·D_w``, and 
         if self._pending >= self._alpha:
             self._compress()
         return 0
-
-    cdef void _buffer_insert(self, int64_t t, int64_t x, int64_t w) noexcept:
-        cdef Key key = Key(t, x)
-        cdef cmap[Key, int64_t].iterator it = self.q0.find(key)
-        cdef int64_t excess, take, cur
-        cdef Key oldest
-        if it == self.q0.end():
-            self.q0[key] = w
-        else:
-            self.q0[key] = deref(it).second + w
-        self.q0_weight += w
-        excess = self.q0_weight - self._alpha
-        while excess > 0:  # evict the oldest weight (ties: smaller value first)
-            it = self.q0.begin()
-            oldest = deref(it).first
-            cur = deref(it).second
-            take = excess if excess < cur else cur
-            self.q0_weight -= take
-            excess -= take
-            if oldest.first > self.tau0:
-                self.tau0 = oldest.first
-            if take == cur:
-                self.q0.erase(it)
-            else:
-                self.q0[oldest] = cur - take
 
     def insert(self, value: int, timestamp: int, weight: int = 1) -> None:
         """SWUPDATE: record ``weight`` copies of ``value`` stamped ``timestamp <= now`` (validated first)."""
@@ -353,44 +296,29 @@ Window ranges, quantiles and heavy hitters with additive error ``ε·D_w``, and 
         for i in range(pairs.size()):
             self._insert(pairs[i].first, pairs[i].second, 1)
 
-    cdef int _compress(self) except -1:
-        cdef size_t j = 0, k
-        cdef int64_t tau
+    cdef int _compress_level(self, Level lv) except -1:
+        """Compress at the cap; when a time-wise family merges into its parent, the children's value digests are
+        merged into the parent's (union, then one compress)."""
         cdef vector[Merge] merges
-        cdef vector[int64_t] removed
-        cdef RangeLevel* lv
+        cdef size_t k
         cdef QDCore* dp
         cdef QDCore* cd
         cdef int side
-        self._pending = 0
-        while j < self.levels.size():
-            lv = self.levels[j]
-            merges.clear()
-            qd_compress_lim(lv.d, lv.gamma, &merges)
-            for k in range(merges.size()):
-                dp = pm_get(&lv.digests, merges[k].parent)
-                if dp == NULL:
-                    dp = self._new_digest()
-                    pm_put(&lv.digests, merges[k].parent, dp)
-                for side in range(2):
-                    cd = pm_pop(&lv.digests, merges[k].left if side == 0 else merges[k].right)
-                    if cd != NULL:
-                        qd_absorb(dp, cd)
-                        qd_give(cd)
-                qd_compress(dp, NULL)
-            if lv.d.nodes.size() > <size_t>self._alpha:
-                if j == self.levels.size() - 1:
-                    self.levels.push_back(self._copy_up(lv))
-                tau = lv.tau
-                removed.clear()
-                truncate_level(lv.d, &tau, self._alpha, &removed)
-                lv.tau = tau
-                for k in range(removed.size()):
-                    qd_give(pm_pop(&lv.digests, removed[k]))
-            j += 1
+        qd_compress_lim(lv.d, lv.gamma, &merges)
+        for k in range(merges.size()):
+            dp = pm_get(&lv.digests, merges[k].parent)
+            if dp == NULL:
+                dp = self._new_digest()
+                pm_put(&lv.digests, merges[k].parent, dp)
+            for side in range(2):
+                cd = pm_pop(&lv.digests, merges[k].left if side == 0 else merges[k].right)
+                if cd != NULL:
+                    qd_absorb(dp, cd)
+                    qd_give(cd)
+            qd_compress(dp, NULL)
         return 0
 
-    cdef RangeLevel* _copy_up(self, RangeLevel* lv) except NULL:
+    cdef Level _copy_up(self, Level lv) except *:
         cdef RangeLevel* up = new RangeLevel()
         up.gamma = lv.gamma * 2
         up.tau = -1
@@ -402,46 +330,27 @@ Window ranges, quantiles and heavy hitters with additive error ``ε·D_w``, and 
                 pm_put(&up.digests, lv.digests.keys[i], qd_copy(lv.digests.vals[i]))
         return up
 
-    def compress(self) -> None:
-        """SWCOMPRESS with value digests carried along (merged into the parent, dropped on discard)."""
-        self._compress()
+    cdef void _discard(self, Level lv, const vector[int64_t]& removed) noexcept:
+        """A discarded range drops its value digest."""
+        cdef size_t k
+        for k in range(removed.size()):
+            qd_give(pm_pop(&lv.digests, removed[k]))
 
     # -- window queries ----------------------------------------------------------------------------------------
 
-    cdef int64_t _cut(self, w) except? -3:
-        cdef int64_t cut = self._now - check_window(w)
-        return -1 if cut < -1 else cut
-
     cdef RangeLevel* _level_of(self, int64_t cut) noexcept:
-        cdef size_t j
-        if cut >= self.tau0:
+        """NULL: Q_0 answers exactly; else Q_ℓ."""
+        cdef size_t l = self._level_index(cut)
+        if l == 0 or l > self.levels.size():
             return NULL
-        for j in range(self.levels.size()):
-            if self.levels[j].tau <= cut:
-                return self.levels[j]
-        return NULL  # unreachable: the top level never discards
+        return self.levels[l - 1]
 
     cdef QDCore* _digest_of(self, RangeLevel* lv, int64_t node) noexcept:
         return pm_get(&lv.digests, node)
 
     def count(self, w: int) -> int:
         """``D̂_w``: estimated weight with ``now - t_i < w`` (under by at most ``(ε/2)·D_w``)."""
-        cdef int64_t cut = self._cut(w), acc = 0
-        cdef RangeLevel* lv = self._level_of(cut)
-        cdef size_t i
-        cdef cmap[Key, int64_t].iterator it
-        if lv == NULL:
-            it = self.q0.begin()
-            while it != self.q0.end():
-                if deref(it).first.first > cut:
-                    acc += deref(it).second
-                inc(it)
-            return acc
-        qd_fold(lv.d)
-        for i in range(lv.d.nodes.size()):
-            if qd_lo(lv.d.nodes[i].first, self.T) > cut:
-                acc += lv.d.nodes[i].second
-        return acc
+        return self._window_count(self._cut(w))
 
     def rank(self, x: int, w: int) -> int:
         """``r̂(w, x)``: estimated weight with value ``< x`` in the window; ``0 <= r - r̂ <= ε·D_w``."""
@@ -662,21 +571,6 @@ Window ranges, quantiles and heavy hitters with additive error ``ε·D_w``, and 
 
     # -- introspection -----------------------------------------------------------------------------------------
 
-    def level_for(self, w: int) -> int:
-        """The level ℓ a window query for ``w`` uses (0: the exact buffer)."""
-        cdef int64_t cut = self._cut(w)
-        cdef size_t j
-        if cut >= self.tau0:
-            return 0
-        for j in range(self.levels.size()):
-            if self.levels[j].tau <= cut:
-                return j + 1
-        raise AssertionError("the top level never discards")
-
-    def cutoffs(self) -> list[int]:
-        """``[τ_0, τ_1, …, τ_J]``."""
-        return [self.tau0] + [self.levels[j].tau for j in range(self.levels.size())]
-
     def snapshot(self) -> WindowQuantilesState:
         """Plain copy of the state for :mod:`swagkit.spec.checkers.window_quantiles`."""
         cdef size_t j, i
@@ -696,20 +590,8 @@ Window ranges, quantiles and heavy hitters with additive error ``ε·D_w``, and 
         while it != self.q0.end():
             buffer.append((deref(it).first.first, deref(it).first.second, deref(it).second))
             inc(it)
-        return WindowQuantilesState(
-            time_bits=self.T,
-            value_bits=self.B,
-            eps=self._eps,
-            alpha=self._alpha,
-            now=self._now,
-            total=self._total,
-            buffer=tuple(buffer),
-            tau0=self.tau0,
-            levels=tuple(levels),
-            compressed=self._pending == 0,
-            pending=self._pending,
-            compress_period=self._alpha,
-        )
+        return WindowQuantilesState(**self._ladder_state(), value_bits=self.B, buffer=tuple(buffer),
+                                    levels=tuple(levels))
 
     def _memory_bytes(self) -> int:
         """Bytes of all range arrays (capacity), digest structs, hash tables, and about 64 bytes per Q_0 entry."""

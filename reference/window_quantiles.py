@@ -31,6 +31,10 @@ exactly, with their values.
   ``g(t - min(B_j, l-1) - 1) - G(t - A_j)`` with ``G(t+1) = 0`` -- O(space) per query, the decay chosen at
   query time.
 
+The ladder itself (Q_0, levels, SWCOMPRESS, the choice of ℓ) is shared with §3.1 in
+:mod:`swagkit.reference._ladder`; this module keys Q_0 by ``(timestamp, value)`` and hangs a value digest on
+every range (merged along in compress, dropped on discard).
+
 Corrections (notes §4.2, §9): the paper's ``α = (3/ε)·T`` does not follow from its own argument with
 ``γ(j) = 2^(j-1)``; the default is the provable ``α = ⌈(16/ε + 7)·T + 1⌉``
 (:func:`swagkit.spec.decay_bounds.window_quantiles_alpha_min`). The buffer is counted (variant A), windows are
@@ -43,7 +47,6 @@ O(S log S) for the S value ranges of the level; decayed queries O(total space).
 
 from __future__ import annotations
 
-import heapq
 from typing import Any, Iterable, Iterator
 
 from swagkit.spec.decay import Decay
@@ -51,38 +54,33 @@ from swagkit.spec.decay_bounds import window_quantiles_alpha_min
 from swagkit.spec.decay_errors import InvalidParameterError
 from swagkit.spec.decay_input import (
     check_accuracy,
-    check_advance,
     check_bits,
-    check_int,
     check_phi,
     check_rank_point,
     check_timestamp,
     check_total,
     check_value,
     check_weight,
-    check_window,
 )
 from swagkit.spec.decay_snapshots import RangeLevelState, RangeNodeState, WindowQuantilesState, node_range
 
+from ._ladder import Level, TimeLadder, compress_fixed_cap
 from .qdigest import QDigest
-from .window_count import compress_fixed_cap, post_order_key
 
 __all__ = ["SlidingWindowQuantiles"]
 
 
-class _RangeLevel:
+class _RangeLevel(Level):
     """Q_j of the range ladder: fixed cap, cutoff, time-wise counts and their value digests."""
 
-    __slots__ = ("gamma", "tau", "nodes", "digests")
+    __slots__ = ("digests",)
 
     def __init__(self, gamma: int, tau: int = -1) -> None:
-        self.gamma = gamma
-        self.tau = tau
-        self.nodes: dict[int, int] = {}
+        super().__init__(gamma, tau)
         self.digests: dict[int, QDigest] = {}
 
 
-class SlidingWindowQuantiles:
+class SlidingWindowQuantiles(TimeLadder[tuple[int, int], _RangeLevel]):
     """Window ranges, quantiles and heavy hitters with additive error ``ε·D_w``, and any decay by §4.1 with
     error ``ε·D`` (paper 004 §3.2-3.3, §4.1; id ``window_quantiles``).
 
@@ -98,42 +96,33 @@ class SlidingWindowQuantiles:
     """
 
     algorithm = "window_quantiles"
+    #: level caps are γ(j) = 2^(j-1)
+    GAMMA_SHIFT = -1
 
     def __init__(self, time_bits: int, value_bits: int, eps: float, alpha: int | None = None) -> None:
-        self._tbits = check_bits(time_bits, "time_bits")
+        tbits = check_bits(time_bits, "time_bits")
         self._vbits = check_bits(value_bits, "value_bits")
-        self._eps = check_accuracy(eps, "eps")
-        self._veps = self._eps / 2
-        self.alpha_min = window_quantiles_alpha_min(self._tbits, self._eps)
-        if alpha is None:
-            alpha = self.alpha_min
-        a = check_int(alpha, "alpha")
-        if a < 1:
-            raise InvalidParameterError(f"alpha must be >= 1, got {a}")
-        self._alpha = a
-        self.now = 0
-        self._total = 0
-        self._q0: dict[tuple[int, int], int] = {}  # (timestamp, value) -> weight
-        self._q0_heap: list[tuple[int, int]] = []
-        self._q0_weight = 0
-        self._tau0 = -1
-        self._levels: list[_RangeLevel] = [_RangeLevel(self._gamma(1))]
-        self._pending = 0
-        #: updates between SWCOMPRESS runs
-        self.compress_period = self._alpha
+        e = check_accuracy(eps, "eps")
+        self._veps = e / 2
+        super().__init__(tbits, e, window_quantiles_alpha_min(tbits, e), alpha)
 
     @staticmethod
-    def _gamma(j: int) -> int:
-        return 1 << (j - 1)
+    def _stamp(key: tuple[int, int]) -> int:
+        return key[0]  # Q_0 keys are (timestamp, value): eviction takes the oldest, ties smaller value first
+
+    def _new_level(self, gamma: int) -> _RangeLevel:
+        return _RangeLevel(gamma)
+
+    def _copy_up(self, level: _RangeLevel, j: int) -> _RangeLevel:
+        up = _RangeLevel(self._gamma(j))
+        up.nodes = dict(level.nodes)
+        up.digests = {n: d.copy() for n, d in level.digests.items()}
+        return up
 
     def _new_digest(self) -> QDigest:
         return QDigest(self._vbits, self._veps)
 
     # -- parameters ----------------------------------------------------------------------------------------------
-
-    @property
-    def time_bits(self) -> int:
-        return self._tbits
 
     @property
     def value_bits(self) -> int:
@@ -144,26 +133,11 @@ class SlidingWindowQuantiles:
         """ε: additive error ``ε·D_w`` of window ranks (``ε·D`` for decayed ranks)."""
         return self._eps
 
-    @property
-    def alpha(self) -> int:
-        return self._alpha
-
-    @property
-    def total(self) -> int:
-        return self._total
-
-    def level_count(self) -> int:
-        return len(self._levels)
-
     def node_count(self) -> int:
         """Space in the paper's unit: Q_0 entries, time-wise ranges and the ranges of all value digests."""
         return len(self._q0) + sum(len(lv.nodes) + sum(d.node_count() for d in lv.digests.values()) for lv in self._levels)
 
     # -- updates -------------------------------------------------------------------------------------------------
-
-    def advance(self, t: int) -> None:
-        """Set the current time to ``t`` (``now <= t < 2**T``)."""
-        self.now = check_advance(t, self._tbits, self.now)
 
     def insert(self, value: int, timestamp: int, weight: int = 1) -> None:
         """SWUPDATE: record ``weight`` copies of ``value`` stamped ``timestamp <= now`` (validated first)."""
@@ -173,19 +147,15 @@ class SlidingWindowQuantiles:
         check_total(self._total, w)
         if w == 0:
             return
-        self._total += w
-        self._buffer_insert(t, x, w)
+        self._admit((t, x), t, w)
         leaf = (1 << self._tbits) + t
-        for level in self._levels:
+        for level in self._levels:  # the same levels again: one value-wise insert each ("defer merge")
             if t > level.tau:
-                level.nodes[leaf] = level.nodes.get(leaf, 0) + w
                 d = level.digests.get(leaf)
                 if d is None:
                     d = level.digests[leaf] = self._new_digest()
                 d.insert(x, w)
-        self._pending += 1
-        if self._pending >= self.compress_period:
-            self.compress()
+        self._updated()
 
     def insert_many(self, items: Iterable[tuple[int, int]]) -> None:
         """Insert ``(value, timestamp)`` pairs with weight 1 (all validated first)."""
@@ -194,81 +164,25 @@ class SlidingWindowQuantiles:
         for x, t in pairs:
             self.insert(x, t)
 
-    def _buffer_insert(self, t: int, x: int, w: int) -> None:
-        key = (t, x)
-        if key in self._q0:
-            self._q0[key] += w
-        else:
-            self._q0[key] = w
-            heapq.heappush(self._q0_heap, key)
-        self._q0_weight += w
-        excess = self._q0_weight - self._alpha
-        while excess > 0:  # evict the oldest weight (ties: smaller value first)
-            oldest = self._q0_heap[0]
-            take = min(excess, self._q0[oldest])
-            self._q0[oldest] -= take
-            self._q0_weight -= take
-            excess -= take
-            if oldest[0] > self._tau0:
-                self._tau0 = oldest[0]
-            if self._q0[oldest] == 0:
-                del self._q0[oldest]
-                heapq.heappop(self._q0_heap)
+    def _compress_level(self, level: _RangeLevel) -> None:
+        """SWCOMPRESS at the cap, the value digests carried along: when a time-wise family merges into its parent,
+        the children's digests are merged into the parent's (union, then one compress)."""
+        for parent, left, right in compress_fixed_cap(level.nodes, level.gamma):
+            d = level.digests.get(parent)
+            if d is None:
+                d = level.digests[parent] = self._new_digest()
+            for child in (left, right):
+                c = level.digests.pop(child, None)
+                if c is not None:
+                    d._absorb(c)
+            d.compress()
 
-    def compress(self) -> None:
-        """SWCOMPRESS with value digests carried along (merged into the parent, dropped on discard)."""
-        self._pending = 0
-        j = 0
-        while j < len(self._levels):
-            level = self._levels[j]
-            for parent, left, right in compress_fixed_cap(level.nodes, level.gamma):
-                d = level.digests.get(parent)
-                if d is None:
-                    d = level.digests[parent] = self._new_digest()
-                for child in (left, right):
-                    c = level.digests.pop(child, None)
-                    if c is not None:
-                        d._absorb(c)
-                d.compress()
-            if len(level.nodes) > self._alpha:
-                if j == len(self._levels) - 1:
-                    self._levels.append(self._copy_up(level, j + 2))
-                self._truncate(level)
-            j += 1
-
-    def _copy_up(self, level: _RangeLevel, j: int) -> _RangeLevel:
-        up = _RangeLevel(self._gamma(j))
-        up.nodes = dict(level.nodes)
-        up.digests = {n: d.copy() for n, d in level.digests.items()}
-        return up
-
-    def _truncate(self, level: _RangeLevel) -> None:
-        order = sorted(level.nodes, key=lambda n: post_order_key(n, self._tbits))
-        cut = len(order) - self._alpha
-        tau = level.tau
-        for node in order[:cut]:
-            tau = max(tau, node_range(node, self._tbits)[1])
-            del level.nodes[node]
-            del level.digests[node]
-        level.tau = tau
-        for node in order[cut:]:
-            if node_range(node, self._tbits)[1] <= tau:
-                del level.nodes[node]
-                del level.digests[node]
+    def _discard(self, level: _RangeLevel, node: int) -> None:
+        """A discarded range drops its digest."""
+        del level.nodes[node]
+        del level.digests[node]
 
     # -- window queries ------------------------------------------------------------------------------------------
-
-    def _cut(self, w: int) -> int:
-        return max(self.now - check_window(w), -1)
-
-    def _level_of(self, cut: int) -> _RangeLevel | None:
-        """None: answer exactly from Q_0; else Q_ℓ."""
-        if cut >= self._tau0:
-            return None
-        for level in self._levels:
-            if level.tau <= cut:
-                return level
-        raise AssertionError("the top level never discards")  # pragma: no cover
 
     def _inside(self, level: _RangeLevel, cut: int) -> Iterator[tuple[int, QDigest]]:
         for node, c in level.nodes.items():
@@ -277,11 +191,7 @@ class SlidingWindowQuantiles:
 
     def count(self, w: int) -> int:
         """``D̂_w``: estimated weight with ``now - t_i < w`` (under by at most ``(ε/2)·D_w``)."""
-        cut = self._cut(w)
-        level = self._level_of(cut)
-        if level is None:
-            return sum(wt for (t, _), wt in self._q0.items() if t > cut)
-        return sum(c for c, _ in self._inside(level, cut))
+        return self._window_count(self._cut(w))
 
     def rank(self, x: int, w: int) -> int:
         """``r̂(w, x)``: estimated weight with value ``< x`` in the window; ``0 <= r - r̂ <= ε·D_w``."""
@@ -396,28 +306,12 @@ class SlidingWindowQuantiles:
 
     # -- introspection -------------------------------------------------------------------------------------------
 
-    def level_for(self, w: int) -> int:
-        """The level ℓ a window query for ``w`` uses (0: the exact buffer)."""
-        cut = self._cut(w)
-        if cut >= self._tau0:
-            return 0
-        return next(j for j, lv in enumerate(self._levels, 1) if lv.tau <= cut)
-
-    def cutoffs(self) -> list[int]:
-        """``[τ_0, τ_1, …, τ_J]``."""
-        return [self._tau0] + [lv.tau for lv in self._levels]
-
     def snapshot(self) -> WindowQuantilesState:
         """Plain copy of the state for :mod:`swagkit.spec.checkers.window_quantiles`."""
         return WindowQuantilesState(
-            time_bits=self._tbits,
+            **self._ladder_state(),
             value_bits=self._vbits,
-            eps=self._eps,
-            alpha=self._alpha,
-            now=self.now,
-            total=self._total,
             buffer=tuple(sorted((t, v, wt) for (t, v), wt in self._q0.items())),
-            tau0=self._tau0,
             levels=tuple(
                 RangeLevelState(
                     j,
@@ -427,9 +321,6 @@ class SlidingWindowQuantiles:
                 )
                 for j, lv in enumerate(self._levels, 1)
             ),
-            compressed=self._pending == 0,
-            pending=self._pending,
-            compress_period=self.compress_period,
         )
 
     def __repr__(self) -> str:

@@ -86,23 +86,14 @@ class GreedyQDigest(QDigest):
 class ForgetfulQuantiles(SlidingWindowQuantiles):
     """Planted bug: a time-wise merge drops the children's value digests instead of merging them."""
 
-    def compress(self) -> None:
+    def _compress_level(self, level: Any) -> None:
         from swagkit.reference.window_count import compress_fixed_cap
 
-        self._pending = 0
-        j = 0
-        while j < len(self._levels):
-            level = self._levels[j]
-            for parent, left, right in compress_fixed_cap(level.nodes, level.gamma):
-                d = level.digests.setdefault(parent, self._new_digest())
-                level.digests.pop(left, None)  # the bug: dropped instead of merged into the parent's digest
-                level.digests.pop(right, None)
-                d.compress()
-            if len(level.nodes) > self._alpha:
-                if j == len(self._levels) - 1:
-                    self._levels.append(self._copy_up(level, j + 2))
-                self._truncate(level)
-            j += 1
+        for parent, left, right in compress_fixed_cap(level.nodes, level.gamma):
+            d = level.digests.setdefault(parent, self._new_digest())
+            level.digests.pop(left, None)  # the bug: dropped instead of merged into the parent's digest
+            level.digests.pop(right, None)
+            d.compress()
 
 
 class StretchingDivision(ValueDivision):

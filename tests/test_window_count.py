@@ -83,7 +83,7 @@ class PaperLiteral(RefCount):
         evicted[timestamp] = evicted.get(timestamp, 0) + weight
         for t, w in self._q0.items():
             evicted[t] -= w
-        leaf = 1 << self._bits
+        leaf = 1 << self._tbits
         for t, w in evicted.items():
             if w > 0:
                 for level in self._levels:
