@@ -5,8 +5,11 @@ Not collected by pytest (no ``test_`` prefix); imported by tests and by CrossHai
 
 from __future__ import annotations
 
+from typing import Any
+
 from swagkit.reference.daba_lite import DABALite
-from swagkit.verify.symbolic import _run
+from swagkit.reference.fiba import FiBA, Node
+from swagkit.verify.symbolic import _run, _run_fiba
 
 
 class SwappedShrink(DABALite):
@@ -31,3 +34,25 @@ def agrees_swapped_shrink(pattern: int) -> bool:
     post: __return__
     """
     return _run(SwappedShrink, pattern)
+
+
+class MergeSeparatorLast(FiBA):
+    """FiBA whose merge appends the separator after the right sibling's entries instead of between the two
+    nodes' entries: times out of order inside the merged node, and a wrong fold for non-commutative ⊗."""
+
+    def _merge(self, parent: Node, i: int) -> None:
+        assert parent.children is not None
+        left, right = parent.children[i], parent.children[i + 1]
+        sep: Any = (parent.times[i], parent.values[i])
+        right.times.append(sep[0])
+        right.values.append(sep[1])
+        parent.times[i], parent.values[i] = right.times.pop(0), right.values.pop(0)
+        super()._merge(parent, i)
+
+
+def agrees_merge_separator_last(pattern: int) -> bool:
+    """The planted FiBA bug under the same contract as :func:`swagkit.verify.symbolic.agrees_fiba`.
+
+    post: __return__
+    """
+    return _run_fiba(MergeSeparatorLast, pattern)

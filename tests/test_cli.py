@@ -194,3 +194,29 @@ def test_spark_stage_covers_paper_004_and_the_merge_run(spark: Any) -> None:
     assert "OK: spark q-digest merge, 1 run(s) of 4,000 items" in text
     assert f"(bound {qdigest_size_bound(10, 0.05)})" in text
     assert "; optimized merge == reference merge (" in text
+
+
+@pytest.mark.crosshair
+def test_verify_crosshair_stage(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--crosshair`` runs CrossHair over the symbolic contracts (a short budget here; the full one runs in
+    tests/test_crosshair.py) and reports that no counterexample was found."""
+    code = main(["verify", "--laws-only", "--no-spark", "--monoid", "sum", "--crosshair", "--crosshair-timeout", "1"])
+    out, err = capsys.readouterr()
+    assert code == 0, out + err
+    assert "crosshair: no counterexample" in out and "crosshair: contracts of swagkit.verify.symbolic" in err
+
+
+def test_verify_crosshair_stage_reports_a_counterexample(monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """A counterexample from CrossHair fails the run (exit 1) and its report is printed."""
+    report = "symbolic.py:99: error: false when calling agrees_fiba(3) (which returns False)\n"
+
+    def fake_run(cmd: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
+        assert cmd[1:4] == ["-m", "crosshair", "check"] and "--per_condition_timeout=3" in cmd
+        return subprocess.CompletedProcess(cmd, 1, report, "")
+
+    monkeypatch.setattr(subprocess, "run", fake_run)
+    code = main(["verify", "--laws-only", "--no-spark", "--monoid", "sum", "--crosshair", "--crosshair-timeout", "3"])
+    out, _ = capsys.readouterr()
+    assert code == 1
+    assert "crosshair: FAILED (exit 1" in out and "agrees_fiba(3)" in out

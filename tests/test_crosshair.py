@@ -1,7 +1,8 @@
 """CrossHair symbolic execution of the reference layer (pure Python, where CrossHair stays symbolic).
 
-Two runs: the contracts of :mod:`swagkit.verify.symbolic` hold for all four algorithms, and the same contract
-catches a planted order bug (so a clean run means something).
+Two runs: the contracts of :mod:`swagkit.verify.symbolic` hold (the four in-order algorithms, FiBA, and 003's
+Claim 1 on split pieces), and the same contracts catch planted order bugs in DABA Lite and FiBA (so a clean run
+means something).
 """
 
 from __future__ import annotations
@@ -40,3 +41,4 @@ def test_crosshair_finds_the_planted_order_bug() -> None:
     result = _crosshair(str(TESTS / "planted_bugs.py"), 40)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "agrees_swapped_shrink" in result.stdout and "false when calling" in result.stdout
+    assert "agrees_merge_separator_last" in result.stdout  # FiBA: a merge that misplaces the separator

@@ -8,6 +8,9 @@ stderr, one line per task; the summary table and any counterexamples go to stdou
 everything passed, 1 on a failure, 2 on a usage error, 3 when an explicitly requested implementation provides
 nothing to run.
 
+``--crosshair`` adds a symbolic stage: CrossHair checks the contracts of :mod:`swagkit.verify.symbolic` (the
+in-order algorithms and FiBA against their models, 003's Claim 1) on the pure-Python layers.
+
 Runs are reproducible: no example database, and each task's Hypothesis seed is derived from ``--seed`` (default
 0) and the task name. A failure prints Hypothesis' shrunk step program and a command that reruns just it.
 """
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
+import subprocess
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -84,6 +88,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     v.add_argument("--spark-seeds", type=int, default=2, metavar="N", help="seeded runs per combination on Spark")
     v.add_argument("--spark-steps", type=int, default=1000, metavar="N", help="operations per Spark run")
+    v.add_argument(
+        "--crosshair",
+        action="store_true",
+        help="also check the symbolic contracts (swagkit.verify.symbolic) with CrossHair (about a minute)",
+    )
+    v.add_argument("--crosshair-timeout", type=float, default=8.0, metavar="S",
+                   help="CrossHair's time per contract, seconds (default 8)")
     v.add_argument(
         "--spark-master",
         default=None,
@@ -232,9 +243,33 @@ def verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     elapsed = time.perf_counter() - start
     print_summary(results, skipped, elapsed, args.seed, out)
     status = 1 if any(r.failed for r in results) else 0
+    if args.crosshair:
+        status = max(status, crosshair_stage(args.crosshair_timeout, out, err))
     if not args.no_spark and not args.laws_only:
         status = max(status, spark_stage(args, out, err))
     return status
+
+
+def crosshair_stage(timeout: float, out: TextIO, err: TextIO) -> int:
+    """CrossHair over :mod:`swagkit.verify.symbolic` (PEP 316 contracts; pure Python only): 0 when no
+    counterexample was found within ``timeout`` seconds per contract, 1 with CrossHair's report otherwise."""
+    from . import symbolic
+
+    print(f"crosshair: contracts of swagkit.verify.symbolic, {timeout:g} s per contract", file=err, flush=True)
+    start = time.perf_counter()
+    # a file path, not a module name: CrossHair's module lookup trips over the namespace package
+    done = subprocess.run(
+        [sys.executable, "-m", "crosshair", "check", "--analysis_kind=PEP316",
+         f"--per_condition_timeout={timeout:g}", str(symbolic.__file__)],
+        capture_output=True, text=True,
+    )
+    seconds = time.perf_counter() - start
+    if done.returncode == 0:
+        print(f"crosshair: no counterexample ({seconds:.1f}s)", file=out)
+        return 0
+    print(f"crosshair: FAILED (exit {done.returncode}, {seconds:.1f}s)", file=out)
+    print((done.stdout + done.stderr).rstrip(), file=out)
+    return 1
 
 
 def spark_stage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
