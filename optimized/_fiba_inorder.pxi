@@ -163,8 +163,14 @@ cdef extern from *:
         }
     }
 
-    /* Aggregates by position (the reference's _recompute with the node's kind known): each sets agg and count
-       and returns its number of (x) (k operands: k - 1). n >= 1. */
+    /* Aggregates by position (the reference's _recompute with the node's kind known): each sets agg (and the
+       count of a Pi-up node) and returns its number of (x) (k operands: k - 1). n >= 1.
+
+       Entry counts of spine nodes and the root are not kept while the kernel runs: nothing in it reads them
+       (it keeps the window's size itself), they cost a load and a store per recomputation on the hottest paths,
+       and a spine node's count depends only on its own entries, its non-spine children's counts (which are
+       kept) and its parent's. swag_fix_spine_counts sets them all, top down, before the kernel returns. A node
+       that leaves a spine is recomputed as Pi-up, count included, from children that are all off the spines. */
 
     /* Pi-up of a leaf: v0 (x) ... (x) v(n-1) */
     SWAG_AI int swag_rc_leaf_up(SwagFNode* x, int kind) {
@@ -186,11 +192,9 @@ cdef extern from *:
         for (i = 1; i < n; i++) acc = swag_fc(kind, acc, vs[i]);
         if (p->parent != NULL) {
             x->agg = swag_fc(kind, acc, p->agg);
-            x->count = n + p->count;
             return n;
         }
         x->agg = acc;
-        x->count = n;
         return n - 1;
     }
 
@@ -203,10 +207,8 @@ cdef extern from *:
         if (p->parent != NULL) {
             acc = p->agg;
             k = 0;
-            x->count = n + p->count;
         } else {
             acc = vs[0];
-            x->count = n;
         }
         for (i = k; i < n; i++) acc = swag_fc(kind, acc, vs[i]);
         x->agg = acc;
@@ -220,20 +222,13 @@ cdef extern from *:
         const SwagSlot* vs = x->values;
         SwagSlot acc = vs[0];
         int i, n = x->n;
-        int64_t cnt = n;
-        for (i = 1; i < n; i++) {
-            acc = swag_fc(kind, swag_fc(kind, acc, ch[i]->agg), vs[i]);
-            cnt += ch[i]->count;
-        }
+        for (i = 1; i < n; i++) acc = swag_fc(kind, swag_fc(kind, acc, ch[i]->agg), vs[i]);
         acc = swag_fc(kind, acc, ch[n]->agg);
-        cnt += ch[n]->count;
         if (p->parent != NULL) {
             x->agg = swag_fc(kind, acc, p->agg);
-            x->count = cnt + p->count;
             return 2 * n;
         }
         x->agg = acc;
-        x->count = cnt;
         return 2 * n - 1;
     }
 
@@ -244,21 +239,15 @@ cdef extern from *:
         const SwagSlot* vs = x->values;
         SwagSlot acc;
         int i, n = x->n, k = 2 * n;
-        int64_t cnt = n + ch[0]->count;
         if (p->parent != NULL) {
             acc = swag_fc(kind, p->agg, ch[0]->agg);
-            cnt += p->count;
             k += 1;
         } else {
             acc = ch[0]->agg;
         }
         acc = swag_fc(kind, acc, vs[0]);
-        for (i = 1; i < n; i++) {
-            acc = swag_fc(kind, swag_fc(kind, acc, ch[i]->agg), vs[i]);
-            cnt += ch[i]->count;
-        }
+        for (i = 1; i < n; i++) acc = swag_fc(kind, swag_fc(kind, acc, ch[i]->agg), vs[i]);
         x->agg = acc;
-        x->count = cnt;
         return k - 1;
     }
 
@@ -316,14 +305,47 @@ cdef extern from *:
         const SwagSlot* vs = x->values;
         SwagSlot acc = vs[0];
         int i, n = x->n;
-        int64_t cnt = n;
-        for (i = 1; i < n; i++) {
-            acc = swag_fc(kind, swag_fc(kind, acc, ch[i]->agg), vs[i]);
-            cnt += ch[i]->count;
-        }
+        for (i = 1; i < n; i++) acc = swag_fc(kind, swag_fc(kind, acc, ch[i]->agg), vs[i]);
         x->agg = acc;
-        x->count = cnt;
         return 2 * n - 2;
+    }
+
+    /* The entry counts of the root and of every spine node, top down (see above). Between operations the
+       root, when internal, has at least two children, so no node is on both spines. */
+    static void swag_fix_spine_counts(SwagFNode* root) {
+        SwagFNode *x, *p;
+        SwagFNode** ch;
+        int i, n = root->n;
+        int64_t cnt = n;
+        if (root->leaf) {
+            root->count = n;
+            return;
+        }
+        ch = root->children;
+        for (i = 1; i < n; i++) cnt += ch[i]->count;
+        root->count = cnt;
+        for (x = ch[0]; ; x = x->children[0]) {        /* n + counts of children 1 ... n [+ the parent's] */
+            p = x->parent;
+            n = x->n;
+            cnt = n + (p->parent != NULL ? p->count : 0);
+            if (x->leaf) {
+                x->count = cnt;
+                break;
+            }
+            for (i = 1; i <= n; i++) cnt += x->children[i]->count;
+            x->count = cnt;
+        }
+        for (x = ch[root->n]; ; x = x->children[x->n]) {   /* [the parent's +] n + counts of children 0 ... n-1 */
+            p = x->parent;
+            n = x->n;
+            cnt = n + (p->parent != NULL ? p->count : 0);
+            if (x->leaf) {
+                x->count = cnt;
+                break;
+            }
+            for (i = 0; i < n; i++) cnt += x->children[i]->count;
+            x->count = cnt;
+        }
     }
 
     /* Pi-up of an internal node: Pi-up(c0) (x) v0 (x) Pi-up(c1) ... v(n-1) (x) Pi-up(cn) */
@@ -948,7 +970,6 @@ cdef extern from *:
                     rf->values[m] = v;
                     rf->n = m + 1;
                     rf->agg = swag_fc(kind, rf->agg, v);
-                    rf->count += 1;
                     cc += 1;
                     tc += rf == root ? 1 : 2;
                 } else {
@@ -974,6 +995,7 @@ cdef extern from *:
             }
         }
     done:
+        swag_fix_spine_counts(root);
         swag_fsettle(lf, maxar);
         /* a sibling whose arrays a move advanced (see swag_fevict_slow_impl) */
         if (lf->parent != NULL && lf->parent->children[1]->leaf) swag_fsettle(lf->parent->children[1], maxar);
@@ -1093,6 +1115,8 @@ cdef int slide_run(FiBA o, const Slot* tin, const Slot* vin, Slot* out, Py_ssize
             evict_core(o)
             size -= 1
             continue
+        if tk == T_F64 and tin[i].f != tin[i].f:
+            check_time(tin[i].f)  # raises, as insert() does, with the window as the method loop leaves it
         insert_core(o, tin[i], vin[i], None)
         size = tree_size(o)
         out[i] = query_t(o)

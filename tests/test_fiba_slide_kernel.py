@@ -176,3 +176,25 @@ def test_deep_trees(mu: int) -> None:
     while node.children is not None:
         height, node = height + 1, node.children[0]
     assert height >= (4 if mu == 4 else 6)
+
+
+@pytest.mark.parametrize("mu", [2, 4])
+def test_nan_time_mid_run_raises_like_the_method_loop(mu: int) -> None:
+    """A NaN time is not screened by a pass of its own: the kernel stops at it (NaN is not above the youngest),
+    and the driver raises ``InvalidTimeError`` after that item's evictions -- the state the loop of methods
+    leaves (the reference's ``slide``). Both stay usable and agree afterwards."""
+    from swagkit.spec.ooo import InvalidTimeError
+
+    rng = random.Random(50 + mu)
+    for at in (0, 1, 5, 40, 399):
+        window = 3 * mu + 1
+        r, o = ref.FiBA(sum_f64(), mu), opt.FiBA(sum_f64(), mu)
+        times = array.array("d", [float(k) for k in range(400)])
+        times[at] = float("nan")
+        values = _values(sum_f64, rng, 400)
+        for agg, ts, vs in ((r, list(times), list(values)), (o, times, values)):
+            with pytest.raises(InvalidTimeError):
+                agg.slide(ts, vs, window)
+        _agree(r, o)
+        assert len(o) == min(at, window - 1)
+        _same_ops(r, o, rng, sum_f64, float)
