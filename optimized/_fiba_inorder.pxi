@@ -935,6 +935,10 @@ cdef extern from *:
         const int mu = st->mu, maxar = st->maxar;
         int64_t cc = 0, tc = 0;
         Py_ssize_t size = *size_io;
+        /* the three aggregates the query reads, kept in registers as well: reading back what the previous
+           step stored would put a store-to-load forwarding on every query's path and on the right finger's
+           running aggregate (reloaded after every out-of-line step, which may change any of them) */
+        SwagSlot lagg = lf->agg, ragg = rf->agg, oagg = root->agg;
         SwagSlot t, v;
         int m, r;
         *status = SWAG_FIBA_DONE;
@@ -945,16 +949,31 @@ cdef extern from *:
                 m = lf->n;
                 if (m >= mu && lf->parent != NULL && lf->left_spine && !lf->right_spine) {
                     /* no underflow: drop entry 0 by advancing the arrays; repair recomputes this leaf only */
+                    const SwagFNode* p = lf->parent;
+                    const SwagSlot* vs = lf->values + 1;
+                    SwagSlot acc = vs[0];
+                    int k;
                     lf->times += 1;
-                    lf->values += 1;
+                    lf->values = (SwagSlot*)vs;
                     lf->n = m - 1;
-                    cc += swag_rc_leaf_left(lf, kind);
+                    for (k = 1; k < m - 1; k++) acc = swag_fc(kind, acc, vs[k]);   /* swag_rc_leaf_left */
+                    if (p->parent != NULL) {
+                        acc = swag_fc(kind, acc, p->agg);
+                        cc += m - 1;
+                    } else {
+                        cc += m - 2;
+                    }
+                    lf->agg = acc;
+                    lagg = acc;
                     tc += 1;
                 } else {
                     r = swag_fevict_slow(st, kind);
                     root = st->root;
                     lf = st->lf;
                     rf = st->rf;
+                    lagg = lf->agg;
+                    ragg = rf->agg;
+                    oagg = root->agg;
                     if (r) {
                         *status = SWAG_FIBA_EVICT;
                         goto done;
@@ -969,7 +988,8 @@ cdef extern from *:
                     rf->times[m] = t;
                     rf->values[m] = v;
                     rf->n = m + 1;
-                    rf->agg = swag_fc(kind, rf->agg, v);
+                    ragg = swag_fc(kind, ragg, v);
+                    rf->agg = ragg;
                     cc += 1;
                     tc += rf == root ? 1 : 2;
                 } else {
@@ -977,6 +997,9 @@ cdef extern from *:
                     root = st->root;
                     lf = st->lf;
                     rf = st->rf;
+                    lagg = lf->agg;
+                    ragg = rf->agg;
+                    oagg = root->agg;
                     if (r) {
                         *status = SWAG_FIBA_NOMEM;
                         goto done;
@@ -988,9 +1011,9 @@ cdef extern from *:
                 goto done;
             }
             if (root->leaf) {
-                out[i] = root->agg;
+                out[i] = ragg;   /* the root is both fingers */
             } else {
-                out[i] = swag_fc(kind, swag_fc(kind, lf->agg, root->agg), rf->agg);
+                out[i] = swag_fc(kind, swag_fc(kind, lagg, oagg), ragg);
                 cc += 2;
             }
         }
