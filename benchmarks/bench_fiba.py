@@ -312,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     for key in ("driver_ratio_mu4", "calls_ratio_mu4"):
         v = results[key]
         print(f"optimized FiBA ≥ 1/3 of DABA Lite ({key.split('_')[0]}, μ = 4, window 2^14, median paired ratio): "
-              f"{v:.2f}  {'OK' if v >= 1 / 3 else 'MISSED'}")
+              f"{v:.3f}  {'OK' if v >= 1 / 3 else 'MISSED'}")
     beats = [k for k in results if k.startswith("speedup_m") and int(k.split("_m")[1].split("_")[0]) >= 64]
     worst = min(results[k] for k in beats)
     print(f"native bulk beats fiba_loop from m = 64 up: worst speedup {worst:.2f}x  {'OK' if worst > 1 else 'MISSED'}")
