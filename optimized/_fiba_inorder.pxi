@@ -131,19 +131,40 @@ cdef extern from *:
         int maxar;
     } SwagFibaRun;
 
-    /* a (x) b, exactly as _common.pxi's tcomb (and the library monoids' combine) */
-    SWAG_AI SwagSlot swag_fc(int kind, SwagSlot a, SwagSlot b) {
-        SwagSlot r;
-        switch (kind) {
-        case SWAG_FK_SUM_F: r.f = a.f + b.f; break;
-        case SWAG_FK_MAX_F: r.f = a.f >= b.f ? a.f : b.f; break;
-        case SWAG_FK_MIN_F: r.f = a.f <= b.f ? a.f : b.f; break;
-        case SWAG_FK_SUM_I: r.i = (int64_t)((uint64_t)a.i + (uint64_t)b.i); break;
-        case SWAG_FK_MAX_I: r.i = a.i >= b.i ? a.i : b.i; break;
-        default: r.i = a.i <= b.i ? a.i : b.i; break;
-        }
-        return r;
+    /* An accumulator for folds: the kind's scalar in a variable of its own type. A SwagSlot (a union of a
+       double, an int64 and a pointer) held in a local is kept by GCC in a general register, so that every
+       float (x) moved it to a vector register and back: two transfers of about three cycles each on the
+       dependency chain of every fold. With one field per type (only the kind's is ever used; the compiler drops
+       the other) a float fold stays in vector registers and reads its operands straight from memory. */
+    typedef struct { double f; int64_t i; } SwagAcc;
+
+    #define SWAG_ISF(kind) ((kind) <= SWAG_FK_MIN_F)
+
+    SWAG_AI SwagAcc swag_ald(int kind, const SwagSlot* p) {
+        SwagAcc a;
+        if (SWAG_ISF(kind)) { a.f = p->f; a.i = 0; } else { a.i = p->i; a.f = 0.0; }
+        return a;
     }
+
+    SWAG_AI void swag_ast(int kind, SwagSlot* p, SwagAcc a) {
+        if (SWAG_ISF(kind)) p->f = a.f; else p->i = a.i;
+    }
+
+    /* a (x) b, exactly as _common.pxi's tcomb (and the library monoids' combine) */
+    SWAG_AI SwagAcc swag_aop(int kind, SwagAcc a, SwagAcc b) {
+        switch (kind) {
+        case SWAG_FK_SUM_F: a.f = a.f + b.f; break;
+        case SWAG_FK_MAX_F: a.f = a.f >= b.f ? a.f : b.f; break;
+        case SWAG_FK_MIN_F: a.f = a.f <= b.f ? a.f : b.f; break;
+        case SWAG_FK_SUM_I: a.i = (int64_t)((uint64_t)a.i + (uint64_t)b.i); break;
+        case SWAG_FK_MAX_I: a.i = a.i >= b.i ? a.i : b.i; break;
+        default: a.i = a.i <= b.i ? a.i : b.i; break;
+        }
+        return a;
+    }
+
+    /* a (x) *p */
+    SWAG_AI SwagAcc swag_aopm(int kind, SwagAcc a, const SwagSlot* p) { return swag_aop(kind, a, swag_ald(kind, p)); }
 
     SWAG_AI int swag_flt(int tk, SwagSlot a, SwagSlot b) {
         return tk == SWAG_FT_I64 ? a.i < b.i : a.f < b.f;
@@ -175,10 +196,10 @@ cdef extern from *:
     /* Pi-up of a leaf: v0 (x) ... (x) v(n-1) */
     SWAG_AI int swag_rc_leaf_up(SwagFNode* x, int kind) {
         const SwagSlot* vs = x->values;
-        SwagSlot acc = vs[0];
+        SwagAcc acc = swag_ald(kind, &vs[0]);
         int i, n = x->n;
-        for (i = 1; i < n; i++) acc = swag_fc(kind, acc, vs[i]);
-        x->agg = acc;
+        for (i = 1; i < n; i++) acc = swag_aopm(kind, acc, &vs[i]);
+        swag_ast(kind, &x->agg, acc);
         x->count = n;
         return n - 1;
     }
@@ -187,14 +208,14 @@ cdef extern from *:
     SWAG_AI int swag_rc_leaf_left(SwagFNode* x, int kind) {
         const SwagFNode* p = x->parent;
         const SwagSlot* vs = x->values;
-        SwagSlot acc = vs[0];
+        SwagAcc acc = swag_ald(kind, &vs[0]);
         int i, n = x->n;
-        for (i = 1; i < n; i++) acc = swag_fc(kind, acc, vs[i]);
+        for (i = 1; i < n; i++) acc = swag_aopm(kind, acc, &vs[i]);
         if (p->parent != NULL) {
-            x->agg = swag_fc(kind, acc, p->agg);
+            swag_ast(kind, &x->agg, swag_aopm(kind, acc, &p->agg));
             return n;
         }
-        x->agg = acc;
+        swag_ast(kind, &x->agg, acc);
         return n - 1;
     }
 
@@ -202,16 +223,16 @@ cdef extern from *:
     SWAG_AI int swag_rc_leaf_right(SwagFNode* x, int kind) {
         const SwagFNode* p = x->parent;
         const SwagSlot* vs = x->values;
-        SwagSlot acc;
+        SwagAcc acc;
         int i, n = x->n, k = 1;
         if (p->parent != NULL) {
-            acc = p->agg;
+            acc = swag_ald(kind, &p->agg);
             k = 0;
         } else {
-            acc = vs[0];
+            acc = swag_ald(kind, &vs[0]);
         }
-        for (i = k; i < n; i++) acc = swag_fc(kind, acc, vs[i]);
-        x->agg = acc;
+        for (i = k; i < n; i++) acc = swag_aopm(kind, acc, &vs[i]);
+        swag_ast(kind, &x->agg, acc);
         return n - k;
     }
 
@@ -220,15 +241,15 @@ cdef extern from *:
         const SwagFNode* p = x->parent;
         SwagFNode* const* ch = x->children;
         const SwagSlot* vs = x->values;
-        SwagSlot acc = vs[0];
+        SwagAcc acc = swag_ald(kind, &vs[0]);
         int i, n = x->n;
-        for (i = 1; i < n; i++) acc = swag_fc(kind, swag_fc(kind, acc, ch[i]->agg), vs[i]);
-        acc = swag_fc(kind, acc, ch[n]->agg);
+        for (i = 1; i < n; i++) acc = swag_aopm(kind, swag_aopm(kind, acc, &ch[i]->agg), &vs[i]);
+        acc = swag_aopm(kind, acc, &ch[n]->agg);
         if (p->parent != NULL) {
-            x->agg = swag_fc(kind, acc, p->agg);
+            swag_ast(kind, &x->agg, swag_aopm(kind, acc, &p->agg));
             return 2 * n;
         }
-        x->agg = acc;
+        swag_ast(kind, &x->agg, acc);
         return 2 * n - 1;
     }
 
@@ -237,17 +258,17 @@ cdef extern from *:
         const SwagFNode* p = x->parent;
         SwagFNode* const* ch = x->children;
         const SwagSlot* vs = x->values;
-        SwagSlot acc;
+        SwagAcc acc;
         int i, n = x->n, k = 2 * n;
         if (p->parent != NULL) {
-            acc = swag_fc(kind, p->agg, ch[0]->agg);
+            acc = swag_aopm(kind, swag_ald(kind, &p->agg), &ch[0]->agg);
             k += 1;
         } else {
-            acc = ch[0]->agg;
+            acc = swag_ald(kind, &ch[0]->agg);
         }
-        acc = swag_fc(kind, acc, vs[0]);
-        for (i = 1; i < n; i++) acc = swag_fc(kind, swag_fc(kind, acc, ch[i]->agg), vs[i]);
-        x->agg = acc;
+        acc = swag_aopm(kind, acc, &vs[0]);
+        for (i = 1; i < n; i++) acc = swag_aopm(kind, swag_aopm(kind, acc, &ch[i]->agg), &vs[i]);
+        swag_ast(kind, &x->agg, acc);
         return k - 1;
     }
 
@@ -261,39 +282,43 @@ cdef extern from *:
         int inner = p == NULL || (x->left_spine && x->right_spine);
         int left = !inner && x->left_spine, right = !inner && !left && x->right_spine;
         int up = !inner && !left && !right;
-        SwagSlot acc = st->one;
+        SwagAcc acc = swag_ald(kind, &st->one);
         int64_t cnt = 0;
-        if (right && grand) { acc = p->agg; cnt = p->count; nops = 1; }
+        if (right && grand) { acc = swag_ald(kind, &p->agg); cnt = p->count; nops = 1; }
         if (internal && (right || up)) {
-            acc = nops ? swag_fc(kind, acc, ch[0]->agg) : ch[0]->agg;
+            acc = nops ? swag_aopm(kind, acc, &ch[0]->agg) : swag_ald(kind, &ch[0]->agg);
             cnt += ch[0]->count;
             nops++;
         }
         if (n > 0) {
-            acc = nops ? swag_fc(kind, acc, vs[0]) : vs[0];
+            acc = nops ? swag_aopm(kind, acc, &vs[0]) : swag_ald(kind, &vs[0]);
             if (internal) {
                 for (i = 1; i < n; i++) {
-                    acc = swag_fc(kind, swag_fc(kind, acc, ch[i]->agg), vs[i]);
+                    acc = swag_aopm(kind, swag_aopm(kind, acc, &ch[i]->agg), &vs[i]);
                     cnt += ch[i]->count;
                 }
                 nops += 2 * n - 1;
             } else {
-                for (i = 1; i < n; i++) acc = swag_fc(kind, acc, vs[i]);
+                for (i = 1; i < n; i++) acc = swag_aopm(kind, acc, &vs[i]);
                 nops += n;
             }
             cnt += n;
         }
         if (internal && (left || up)) {
-            acc = nops ? swag_fc(kind, acc, ch[n]->agg) : ch[n]->agg;
+            acc = nops ? swag_aopm(kind, acc, &ch[n]->agg) : swag_ald(kind, &ch[n]->agg);
             cnt += ch[n]->count;
             nops++;
         }
         if (left && grand) {
-            acc = nops ? swag_fc(kind, acc, p->agg) : p->agg;
+            acc = nops ? swag_aopm(kind, acc, &p->agg) : swag_ald(kind, &p->agg);
             cnt += p->count;
             nops++;
         }
-        x->agg = acc;
+        if (nops) {
+            swag_ast(kind, &x->agg, acc);
+        } else {
+            x->agg = st->one;
+        }
         x->count = cnt;
         st->tc += 1;
         st->cc += nops ? nops - 1 : 0;
@@ -303,10 +328,10 @@ cdef extern from *:
     SWAG_AI int swag_rc_root_inner(SwagFNode* x, int kind) {
         SwagFNode* const* ch = x->children;
         const SwagSlot* vs = x->values;
-        SwagSlot acc = vs[0];
+        SwagAcc acc = swag_ald(kind, &vs[0]);
         int i, n = x->n;
-        for (i = 1; i < n; i++) acc = swag_fc(kind, swag_fc(kind, acc, ch[i]->agg), vs[i]);
-        x->agg = acc;
+        for (i = 1; i < n; i++) acc = swag_aopm(kind, swag_aopm(kind, acc, &ch[i]->agg), &vs[i]);
+        swag_ast(kind, &x->agg, acc);
         return 2 * n - 2;
     }
 
@@ -352,14 +377,14 @@ cdef extern from *:
     SWAG_AI int swag_rc_inner_up(SwagFNode* x, int kind) {
         SwagFNode* const* ch = x->children;
         const SwagSlot* vs = x->values;
-        SwagSlot acc = ch[0]->agg;
+        SwagAcc acc = swag_ald(kind, &ch[0]->agg);
         int i, n = x->n;
         int64_t cnt = n + ch[0]->count;
         for (i = 0; i < n; i++) {
-            acc = swag_fc(kind, swag_fc(kind, acc, vs[i]), ch[i + 1]->agg);
+            acc = swag_aopm(kind, swag_aopm(kind, acc, &vs[i]), &ch[i + 1]->agg);
             cnt += ch[i + 1]->count;
         }
-        x->agg = acc;
+        swag_ast(kind, &x->agg, acc);
         x->count = cnt;
         return 2 * n;
     }
@@ -938,7 +963,7 @@ cdef extern from *:
         /* the three aggregates the query reads, kept in registers as well: reading back what the previous
            step stored would put a store-to-load forwarding on every query's path and on the right finger's
            running aggregate (reloaded after every out-of-line step, which may change any of them) */
-        SwagSlot lagg = lf->agg, ragg = rf->agg, oagg = root->agg;
+        SwagAcc lagg = swag_ald(kind, &lf->agg), ragg = swag_ald(kind, &rf->agg), oagg = swag_ald(kind, &root->agg);
         SwagSlot t, v;
         int m, r;
         *status = SWAG_FIBA_DONE;
@@ -951,19 +976,19 @@ cdef extern from *:
                     /* no underflow: drop entry 0 by advancing the arrays; repair recomputes this leaf only */
                     const SwagFNode* p = lf->parent;
                     const SwagSlot* vs = lf->values + 1;
-                    SwagSlot acc = vs[0];
+                    SwagAcc acc = swag_ald(kind, &vs[0]);
                     int k;
                     lf->times += 1;
                     lf->values = (SwagSlot*)vs;
                     lf->n = m - 1;
-                    for (k = 1; k < m - 1; k++) acc = swag_fc(kind, acc, vs[k]);   /* swag_rc_leaf_left */
+                    for (k = 1; k < m - 1; k++) acc = swag_aopm(kind, acc, &vs[k]);   /* swag_rc_leaf_left */
                     if (p->parent != NULL) {
-                        acc = swag_fc(kind, acc, p->agg);
+                        acc = swag_aopm(kind, acc, &p->agg);
                         cc += m - 1;
                     } else {
                         cc += m - 2;
                     }
-                    lf->agg = acc;
+                    swag_ast(kind, &lf->agg, acc);
                     lagg = acc;
                     tc += 1;
                 } else {
@@ -971,9 +996,9 @@ cdef extern from *:
                     root = st->root;
                     lf = st->lf;
                     rf = st->rf;
-                    lagg = lf->agg;
-                    ragg = rf->agg;
-                    oagg = root->agg;
+                    lagg = swag_ald(kind, &lf->agg);
+                    ragg = swag_ald(kind, &rf->agg);
+                    oagg = swag_ald(kind, &root->agg);
                     if (r) {
                         *status = SWAG_FIBA_EVICT;
                         goto done;
@@ -988,8 +1013,8 @@ cdef extern from *:
                     rf->times[m] = t;
                     rf->values[m] = v;
                     rf->n = m + 1;
-                    ragg = swag_fc(kind, ragg, v);
-                    rf->agg = ragg;
+                    ragg = swag_aopm(kind, ragg, &vin[i]);
+                    swag_ast(kind, &rf->agg, ragg);
                     cc += 1;
                     tc += rf == root ? 1 : 2;
                 } else {
@@ -997,9 +1022,9 @@ cdef extern from *:
                     root = st->root;
                     lf = st->lf;
                     rf = st->rf;
-                    lagg = lf->agg;
-                    ragg = rf->agg;
-                    oagg = root->agg;
+                    lagg = swag_ald(kind, &lf->agg);
+                    ragg = swag_ald(kind, &rf->agg);
+                    oagg = swag_ald(kind, &root->agg);
                     if (r) {
                         *status = SWAG_FIBA_NOMEM;
                         goto done;
@@ -1011,9 +1036,9 @@ cdef extern from *:
                 goto done;
             }
             if (root->leaf) {
-                out[i] = ragg;   /* the root is both fingers */
+                swag_ast(kind, &out[i], ragg);   /* the root is both fingers */
             } else {
-                out[i] = swag_fc(kind, swag_fc(kind, lagg, oagg), ragg);
+                swag_ast(kind, &out[i], swag_aop(kind, swag_aop(kind, lagg, oagg), ragg));
                 cc += 2;
             }
         }
