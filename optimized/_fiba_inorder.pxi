@@ -204,19 +204,28 @@ cdef extern from *:
         return n - 1;
     }
 
-    /* Pi-left of a left-spine leaf: v0 (x) ... (x) v(n-1) [(x) Pi-left(parent) unless the parent is the root] */
-    SWAG_AI int swag_rc_leaf_left(SwagFNode* x, int kind) {
+    /* Pi-left of a left-spine leaf: v0 (x) ... (x) v(n-1) [(x) Pi-left(parent) unless the parent is the root],
+       stored and returned (the kernel's query reads it from a register); *ops gets the number of (x) */
+    SWAG_AI SwagAcc swag_leaf_left_acc(SwagFNode* x, int kind, int* ops) {
         const SwagFNode* p = x->parent;
         const SwagSlot* vs = x->values;
         SwagAcc acc = swag_ald(kind, &vs[0]);
         int i, n = x->n;
         for (i = 1; i < n; i++) acc = swag_aopm(kind, acc, &vs[i]);
         if (p->parent != NULL) {
-            swag_ast(kind, &x->agg, swag_aopm(kind, acc, &p->agg));
-            return n;
+            acc = swag_aopm(kind, acc, &p->agg);
+            *ops = n;
+        } else {
+            *ops = n - 1;
         }
         swag_ast(kind, &x->agg, acc);
-        return n - 1;
+        return acc;
+    }
+
+    SWAG_AI int swag_rc_leaf_left(SwagFNode* x, int kind) {
+        int ops;
+        swag_leaf_left_acc(x, kind, &ops);
+        return ops;
     }
 
     /* Pi-right of a right-spine leaf: [Pi-right(parent) (x)] v0 (x) ... (x) v(n-1) */
@@ -974,22 +983,12 @@ cdef extern from *:
                 m = lf->n;
                 if (m >= mu && lf->parent != NULL && lf->left_spine && !lf->right_spine) {
                     /* no underflow: drop entry 0 by advancing the arrays; repair recomputes this leaf only */
-                    const SwagFNode* p = lf->parent;
-                    const SwagSlot* vs = lf->values + 1;
-                    SwagAcc acc = swag_ald(kind, &vs[0]);
-                    int k;
+                    int ops;
                     lf->times += 1;
-                    lf->values = (SwagSlot*)vs;
+                    lf->values += 1;
                     lf->n = m - 1;
-                    for (k = 1; k < m - 1; k++) acc = swag_aopm(kind, acc, &vs[k]);   /* swag_rc_leaf_left */
-                    if (p->parent != NULL) {
-                        acc = swag_aopm(kind, acc, &p->agg);
-                        cc += m - 1;
-                    } else {
-                        cc += m - 2;
-                    }
-                    swag_ast(kind, &lf->agg, acc);
-                    lagg = acc;
+                    lagg = swag_leaf_left_acc(lf, kind, &ops);
+                    cc += ops;
                     tc += 1;
                 } else {
                     r = swag_fevict_slow(st, kind);
