@@ -21,6 +21,7 @@ import pytest
 import swagkit.optimized as opt
 import swagkit.reference as ref
 from swagkit.spec.library import max_f64, max_i64, min_f64, min_i64, sum_f64, sum_i64
+from swagkit.spec.ooo import InvalidTimeError
 
 FLOAT_KINDS: list[Callable[[], Any]] = [sum_f64, max_f64, min_f64]
 INT_KINDS: list[Callable[[], Any]] = [sum_i64, max_i64, min_i64]
@@ -183,8 +184,6 @@ def test_nan_time_mid_run_raises_like_the_method_loop(mu: int) -> None:
     """A NaN time is not screened by a pass of its own: the kernel stops at it (NaN is not above the youngest),
     and the driver raises ``InvalidTimeError`` after that item's evictions -- the state the loop of methods
     leaves (the reference's ``slide``). Both stay usable and agree afterwards."""
-    from swagkit.spec.ooo import InvalidTimeError
-
     rng = random.Random(50 + mu)
     for at in (0, 1, 5, 40, 399):
         window = 3 * mu + 1
