@@ -20,6 +20,7 @@ cimport cpython.array
 import array as _pyarray
 
 from swagkit.spec.errors import EmptyWindowError
+from swagkit.spec.library import as_f64 as _as_f64, as_i64 as _as_i64
 from swagkit.optimized._support import typed_kind as _typed_kind, lower_is_identity as _lower_is_identity
 
 cdef enum:
@@ -225,7 +226,9 @@ cdef inline bint kind_is_f64(int kind) noexcept nogil:
 
 
 cdef inline int to_slot(int kind, object x, Slot* out) except -1:
-    """Validate ``x`` exactly like ``spec.library.as_f64`` / ``as_i64`` and store it in ``out``."""
+    """Validate ``x`` exactly like ``spec.library.as_f64`` / ``as_i64`` and store it in ``out``: Python floats and
+    ints inline, anything else (numpy scalars, Fractions, bad values) through those functions themselves, so
+    both implementations accept and refuse the same values with the same exceptions."""
     cdef int overflow = 0
     cdef long long ll
     cdef double dv
@@ -241,17 +244,25 @@ cdef inline int to_slot(int kind, object x, Slot* out) except -1:
             if overflow == 0 and -SWAG_F64_EXACT_INT <= ll <= SWAG_F64_EXACT_INT:
                 out.f = <double>ll
                 return 0
-            raise TypeError(f"int {x} is not exactly representable as float64; convert it explicitly")
-        raise TypeError(
-            f"float64 monoid expects a float (or an exactly representable int), got {type(x).__name__}"
-        )
+        out.f = _as_f64(x)
+        return 0
     if PyLong_Check(x) and not PyBool_Check(x):
         ll = PyLong_AsLongLongAndOverflow(x, &overflow)
         if overflow != 0:
             raise OverflowError(f"int {x} does not fit in int64")
         out.i = ll
         return 0
-    raise TypeError(f"int64 monoid expects an int, got {type(x).__name__}")
+    out.i = _as_i64(x)
+    return 0
+
+
+cdef inline int restore_slot(int kind, object x, Slot* out) except -1:
+    """A typed value read back from a snapshot (copying, pickling): like :func:`to_slot`, but any float is taken
+    for the f64 kinds -- a stored aggregate may be NaN (``inf + -inf`` in a float sum) though no input may."""
+    if kind <= K_MIN_F and PyFloat_Check(x):
+        out.f = PyFloat_AS_DOUBLE(x)
+        return 0
+    return to_slot(kind, x, out)
 
 
 cdef inline object box(int kind, Slot v):
@@ -337,9 +348,8 @@ cdef object typed_input(int kind, object values, Py_ssize_t* n_ok):
     first ``n_ok[0]`` items are valid (validated like ``as_f64``/``as_i64``), or None when the caller must
     iterate ``values`` as Python objects. May share memory with ``values`` (read only).
 
-    Any buffer of C doubles is accepted for f64 kinds (its items are floats); int64 buffers only from
-    ``array.array`` and ``memoryview`` (whose items are Python ints -- numpy's int64 scalars are not ``int``
-    and are rejected by ``as_i64``, so those go the exact per-item way)."""
+    Any buffer of C doubles is accepted for f64 kinds (its items are floats), and any buffer of C int64 for
+    every kind (numpy arrays included: numpy's integer scalars are valid values)."""
     cdef const double[::1] dv
     cdef const int64_t[::1] iv
     cdef double[::1] dout
@@ -353,8 +363,6 @@ cdef object typed_input(int kind, object values, Py_ssize_t* n_ok):
         if dv is not None:
             n_ok[0] = first_nan(dv)
             return dv
-    if not isinstance(values, (_pyarray.array, memoryview)):
-        return None
     try:
         iv = values
     except _BUFFER_MISMATCH:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import array
 from typing import Any, Callable, Iterable
 
+from swagkit.reference.driver import check_window
+
 from ._support import is_f64_kind, lower_is_identity, typed_kind
 
 __all__ = ["window_array", "register_fast_path"]
@@ -31,10 +33,9 @@ def window_array(cls: Callable[[Any], Any], monoid: Any, values: Iterable[Any], 
     list), and a ``list`` otherwise. For a compiled class and a typed kind the whole run is one C loop with no
     Python call per item, reading ``array.array``/``memoryview`` buffers directly (any iterable works).
     """
-    if window < 1:
-        raise ValueError("window must be at least 1")
+    window = check_window(window)
     fast = _FAST.get(cls)
-    if fast is not None and type(window) is int:
+    if fast is not None:
         return fast(cls, monoid, values, window)
     agg = cls(monoid)
     out: list[Any] = []

@@ -9,6 +9,11 @@
 # inlined algorithm per kind: the combine is then a single instruction and no Python call happens per item.
 
 
+from cpython.pyport cimport PY_SSIZE_T_MAX
+
+cdef Slot tmp_slot_scratch  # to_slot's target when it is called only to raise the documented exception
+
+
 cdef inline Py_ssize_t _window_loop(State* s, const Slot* inp, Py_ssize_t n, Py_ssize_t window, Slot* out,
                                     int kind) noexcept nogil:
     """The driver of reference/driver.py in C: per item, evict when full, insert, record the query.
@@ -76,23 +81,38 @@ cdef inline const Slot* _buffer_address(object buf, int kind):
 
 
 cdef int _insert_many_typed(State* s, int kind, object values) except -1:
-    """``insert_many`` for a typed kind: a C loop over a buffer, else per item (validated like ``insert``)."""
-    cdef Py_ssize_t n_ok = 0, done
-    cdef Slot v
+    """``insert_many`` for a typed kind: every value is validated first (a refused one changes nothing), then one
+    C loop inserts them -- straight from the buffer of ``array.array``/``memoryview``/numpy input, else from a
+    temporary C array of the validated values."""
+    cdef Py_ssize_t n_ok = 0, done, n, i
+    cdef Slot* tmp
     buf = typed_input(kind, values, &n_ok)
     if buf is not None:
+        if n_ok < len(buf):
+            to_slot(kind, values[n_ok], &tmp_slot_scratch)  # raises the documented exception for the first bad item
+            raise AssertionError("unreachable: invalid item accepted")  # pragma: no cover
         if n_ok > 0:
             done = _insert_run(s, _buffer_address(buf, kind), n_ok, kind)
             if done < n_ok:
                 raise MemoryError()
-        if n_ok < len(buf):
-            to_slot(kind, values[n_ok], &v)  # raises the documented exception for the first bad item
-            raise AssertionError("unreachable: invalid item accepted")  # pragma: no cover
         return 0
-    for x in values:
-        to_slot(kind, x, &v)
-        if st_insert_t(s, v, kind) < 0:
+    items = values if isinstance(values, (list, tuple)) else list(values)
+    n = len(items)
+    if n == 0:
+        return 0
+    if <size_t>n > (<size_t>PY_SSIZE_T_MAX) // sizeof(Slot):
+        raise MemoryError()
+    tmp = <Slot*>malloc(n * sizeof(Slot))
+    if tmp == NULL:
+        raise MemoryError()
+    try:
+        for i in range(n):
+            to_slot(kind, items[i], &tmp[i])
+        done = _insert_run(s, tmp, n, kind)
+        if done < n:
             raise MemoryError()
+    finally:
+        free(tmp)
     return 0
 
 

@@ -12,8 +12,9 @@ is amortized O(1) like the algorithm itself); F's capacity is kept ≥ n on inse
 
 include "_common.pxi"
 
-from swagkit.spec.errors import SwagkitError
 from swagkit.spec.snapshots import TwoStacksState
+from swagkit.spec.monoid import as_monoid as _as_monoid
+from swagkit.reference._guard import check_count as _check_count, reentered as _reentered, restore as _restore
 
 # a stack element is two slots: [2*i] is val, [2*i+1] is agg; the top is the last element
 
@@ -142,6 +143,8 @@ cdef inline Slot st_query_t(State* s, int kind) noexcept nogil:
 
 
 # -------------------------------------------------------------------------------------------------- generic
+# The callers hold the re-entry guard (``busy``) around these; each leaves the state exactly as it was when
+# ``comb`` raises (strong exception safety, like the reference).
 
 cdef inline object pi_f_g(State* s):
     return slot_get(s.one) if s.nF == 0 else slot_get(s.F[2 * s.nF - 1])
@@ -151,47 +154,48 @@ cdef inline object pi_b_g(State* s):
     return slot_get(s.one) if s.nB == 0 else slot_get(s.B[2 * s.nB - 1])
 
 
-cdef int st_enter_g(State* s) except -1:
-    if s.busy:
-        raise SwagkitError("two_stacks: insert/evict re-entered from a combine call")
-    s.busy = True
+cdef int st_insert_g(State* s, object v, object comb) except -1:
+    if st_reserve(s) < 0:
+        raise MemoryError()
+    s.count += 1
+    agg = comb(pi_b_g(s), v)
+    slot_put(&s.B[2 * s.nB], v)
+    slot_put(&s.B[2 * s.nB + 1], agg)
+    s.nB += 1
     return 0
 
 
-cdef int st_insert_g(State* s, object v, object comb) except -1:
-    st_enter_g(s)
+cdef int st_flip_g(State* s, object comb) except -1:
+    """Flip B onto F (F is empty and has room for all of B): F's slots are written while ``nF`` stays 0 and B
+    stays whole, and only when the last ⊗ has returned are the stacks switched."""
+    cdef Py_ssize_t j = 0, b
     try:
-        if st_reserve(s) < 0:
-            raise MemoryError()
-        s.count += 1
-        agg = comb(pi_b_g(s), v)
-        slot_put(&s.B[2 * s.nB], v)
-        slot_put(&s.B[2 * s.nB + 1], agg)
-        s.nB += 1
-    finally:
-        s.busy = False
+        for b in range(s.nB - 1, -1, -1):
+            val = slot_get(s.B[2 * b])
+            s.count += 1
+            agg = comb(val, slot_get(s.one) if j == 0 else slot_get(s.F[2 * j - 1]))
+            slot_put(&s.F[2 * j], val)
+            slot_put(&s.F[2 * j + 1], agg)
+            j += 1
+    except BaseException:
+        while j > 0:  # drop the half-built F; B is untouched
+            j -= 1
+            slot_clear(&s.F[2 * j])
+            slot_clear(&s.F[2 * j + 1])
+        raise
+    s.nF = j
+    for b in range(2 * s.nB):
+        slot_clear(&s.B[b])
+    s.nB = 0
     return 0
 
 
 cdef int st_evict_g(State* s, object comb) except -1:
-    st_enter_g(s)
-    try:
-        if s.nF == 0:  # flip
-            while s.nB > 0:
-                val = slot_get(s.B[2 * s.nB - 2])
-                s.count += 1
-                agg = comb(val, pi_f_g(s))
-                slot_put(&s.F[2 * s.nF], val)
-                slot_put(&s.F[2 * s.nF + 1], agg)
-                s.nF += 1
-                s.nB -= 1
-                slot_clear(&s.B[2 * s.nB])
-                slot_clear(&s.B[2 * s.nB + 1])
-        s.nF -= 1
-        slot_clear(&s.F[2 * s.nF])
-        slot_clear(&s.F[2 * s.nF + 1])
-    finally:
-        s.busy = False
+    if s.nF == 0:
+        st_flip_g(s, comb)
+    s.nF -= 1
+    slot_clear(&s.F[2 * s.nF])
+    slot_clear(&s.F[2 * s.nF + 1])
     return 0
 
 
@@ -211,8 +215,8 @@ Two-Stacks SWAG (id ``two_stacks``), compiled: amortized O(1), worst-case O(n) �
     partial aggregates (paper 000 §3, Theorem 3.2).
 
     Typed monoids (``monoid.kind`` in sum/max/min × f64/i64) run without any Python call per ⊗; any other
-    monoid calls ``monoid.combine``. API, snapshots and ``combine_count`` are those of
-    :class:`swagkit.reference.TwoStacks`.
+    monoid calls ``monoid.combine``. API, snapshots, ``combine_count``, exception safety (strong) and the
+    re-entry guard are those of :class:`swagkit.reference.TwoStacks`; copies and pickles go by snapshot.
     """
 
     cdef State st
@@ -224,9 +228,11 @@ Two-Stacks SWAG (id ``two_stacks``), compiled: amortized O(1), worst-case O(n) �
     cdef object _lower
 
     algorithm = "two_stacks"
+    exception_safety = "strong"
 
     def __cinit__(self, monoid):
         cdef Slot one
+        monoid = _as_monoid(monoid, "two_stacks")
         self.kind = choose_kind(monoid, &one)
         self.monoid = monoid
         self._combine = monoid.combine
@@ -242,79 +248,162 @@ Two-Stacks SWAG (id ``two_stacks``), compiled: amortized O(1), worst-case O(n) �
     def __dealloc__(self):
         st_free(&self.st, self.kind)
 
-    def query(self) -> Any:
+    cdef inline int _enter(self, str operation) except -1:
+        """The re-entry guard: refuse a call while another one of this structure runs (before any change)."""
+        if self.st.busy:
+            raise _reentered("two_stacks", operation)
+        self.st.busy = True
+        return 0
+
+    def query(self) -> Out:
         """``ΠF ⊗ ΠB``, lowered. One ⊗."""
         cdef Slot r
-        if self.kind != K_GENERIC:
-            r = st_query_t(&self.st, self.kind)
+        self._enter("query")
+        try:
+            if self.kind != K_GENERIC:
+                r = st_query_t(&self.st, self.kind)
+                result = box(self.kind, r)
+            else:
+                result = st_query_g(&self.st, self._combine)
             if self.lower_id:
-                return box(self.kind, r)
-            return self._lower(box(self.kind, r))
-        return self._lower(st_query_g(&self.st, self._combine))
+                return result
+            return self._lower(result)
+        finally:
+            self.st.busy = False
 
-    def insert(self, value: Any) -> None:
+    def insert(self, value: In) -> None:
         """``B.push(v, ΠB ⊗ v)``. One ⊗.
 
         Typed kinds validate ``value`` like ``as_f64``/``as_i64`` before anything changes."""
         cdef Slot v
-        if self.kind != K_GENERIC:
-            to_slot(self.kind, value, &v)
-            if st_insert_t(&self.st, v, self.kind) < 0:
-                raise MemoryError()
-        else:
-            st_insert_g(&self.st, self._lift(value), self._combine)
+        self._enter("insert")
+        try:
+            if self.kind != K_GENERIC:
+                to_slot(self.kind, value, &v)
+                if st_insert_t(&self.st, v, self.kind) < 0:
+                    raise MemoryError()
+            else:
+                st_insert_g(&self.st, self._lift(value), self._combine)
+        finally:
+            self.st.busy = False
 
     def evict(self) -> None:
         """Pop F, flipping B onto F first when F is empty. At most n ⊗, amortized one. Raises
         ``EmptyWindowError`` when empty."""
-        if st_len(&self.st) == 0:
-            raise EmptyWindowError("two_stacks: evict() on an empty window")
-        if self.kind != K_GENERIC:
-            st_evict_t(&self.st, self.kind)
-        else:
-            st_evict_g(&self.st, self._combine)
+        self._enter("evict")
+        try:
+            if st_len(&self.st) == 0:
+                raise EmptyWindowError("two_stacks: evict() on an empty window")
+            if self.kind != K_GENERIC:
+                st_evict_t(&self.st, self.kind)
+            else:
+                st_evict_g(&self.st, self._combine)
+        finally:
+            self.st.busy = False
 
     def __len__(self) -> int:
         return st_len(&self.st)
 
     def insert_many(self, values: Iterable[In]) -> None:
         """Insert each of ``values`` in order (same ⊗ sequence as that many ``insert`` calls); the loop runs in
-        C, over the raw buffer for ``array.array``/``memoryview`` input of a typed kind."""
-        if self.kind != K_GENERIC:
-            _insert_many_typed(&self.st, self.kind, values)
-            return
-        lift = self._lift
-        comb = self._combine
-        for x in values:
-            st_insert_g(&self.st, lift(x), comb)
+        C, over the raw buffer for ``array.array``/``memoryview`` input of a typed kind. Every value is
+        validated (lifted) first, so a refused one changes nothing; if ``combine`` raises at the j-th
+        insertion, the first j stay inserted and the exception's note says so."""
+        cdef Py_ssize_t j = 0
+        self._enter("insert_many")
+        try:
+            if self.kind != K_GENERIC:
+                _insert_many_typed(&self.st, self.kind, values)
+                return
+            lift = self._lift
+            comb = self._combine
+            lifted = [lift(x) for x in values]
+            try:
+                for v in lifted:
+                    st_insert_g(&self.st, v, comb)
+                    j += 1
+            except BaseException as err:
+                err.add_note(f"swagkit two_stacks: insert_many inserted {j} of {len(lifted)} values")
+                raise
+        finally:
+            self.st.busy = False
 
     def evict_many(self, count: int) -> None:
         """Evict the ``count`` oldest values in a C loop. Raises ``EmptyWindowError`` (evicting nothing) when
-        fewer than ``count`` are held and ``ValueError`` for a negative count."""
-        cdef Py_ssize_t i, k
-        if count < 0:
-            raise ValueError("evict_many: count must be non-negative")
-        if count > st_len(&self.st):
-            raise EmptyWindowError(f"two_stacks: evict_many({count}) on a window of {st_len(&self.st)}")
-        k = count
-        if self.kind != K_GENERIC:
-            for i in range(k):
-                st_evict_t(&self.st, self.kind)
-        else:
-            for i in range(k):
-                st_evict_g(&self.st, self._combine)
+        fewer than ``count`` are held, ``ValueError``/``TypeError`` for a negative or non-integer count. If
+        ``combine`` raises at the j-th eviction, the first j stay evicted (the exception's note says so)."""
+        cdef Py_ssize_t j = 0, k
+        self._enter("evict_many")
+        try:
+            wanted = _check_count(count)  # a Python int: 2**70 is too many, not an overflow
+            if wanted > st_len(&self.st):
+                raise EmptyWindowError(f"two_stacks: evict_many({wanted}) on a window of {st_len(&self.st)}")
+            k = wanted
+            if self.kind != K_GENERIC:
+                for j in range(k):
+                    st_evict_t(&self.st, self.kind)
+                return
+            try:
+                while j < k:
+                    st_evict_g(&self.st, self._combine)
+                    j += 1
+            except BaseException as err:
+                err.add_note(f"swagkit two_stacks: evict_many evicted {j} of {k} values")
+                raise
+        finally:
+            self.st.busy = False
 
     def snapshot(self) -> TwoStacksState:
-        """:class:`~swagkit.spec.snapshots.TwoStacksState`, pointers as offsets from F, values as Python
-        objects."""
+        """:class:`~swagkit.spec.snapshots.TwoStacksState`, values as Python objects."""
         cdef Py_ssize_t i
-        front = []
-        back = []
-        for i in range(self.st.nF - 1, -1, -1):
-            front.append((self._val(self.st.F[2 * i]), self._val(self.st.F[2 * i + 1])))
-        for i in range(self.st.nB):
-            back.append((self._val(self.st.B[2 * i]), self._val(self.st.B[2 * i + 1])))
-        return TwoStacksState(front=tuple(front), back=tuple(back))
+        self._enter("snapshot")
+        try:
+            front = []
+            back = []
+            for i in range(self.st.nF - 1, -1, -1):
+                front.append((self._val(self.st.F[2 * i]), self._val(self.st.F[2 * i + 1])))
+            for i in range(self.st.nB):
+                back.append((self._val(self.st.B[2 * i]), self._val(self.st.B[2 * i + 1])))
+            return TwoStacksState(front=tuple(front), back=tuple(back))
+        finally:
+            self.st.busy = False
+
+    @classmethod
+    def _from_snapshot(cls, monoid, snapshot):
+        """The aggregator whose :meth:`snapshot` is ``snapshot`` (copying and pickling; no ⊗ call). Typed values
+        are validated like ``insert``."""
+        cdef TwoStacks agg = cls(monoid)
+        cdef State* s = &agg.st
+        cdef Py_ssize_t i
+        front = list(snapshot.front)
+        back = list(snapshot.back)
+        for pairs, is_front in ((front, True), (back, False)):
+            if any(len(p) != 2 for p in pairs):
+                raise ValueError("two_stacks: a snapshot's stacks hold (val, agg) pairs")
+        if grow(&s.F, &s.capF, len(front) + len(back)) < 0 or grow(&s.B, &s.capB, len(back)) < 0:
+            raise MemoryError()
+        for i, (val, a) in enumerate(reversed(front)):
+            agg._store(&s.F[2 * i], val)
+            agg._store(&s.F[2 * i + 1], a)
+            s.nF = i + 1
+        for i, (val, a) in enumerate(back):
+            agg._store(&s.B[2 * i], val)
+            agg._store(&s.B[2 * i + 1], a)
+            s.nB = i + 1
+        return agg
+
+    cdef int _store(self, Slot* slot, object x) except -1:
+        if self.kind != K_GENERIC:
+            restore_slot(self.kind, x, slot)
+        else:
+            slot_put(slot, x)
+        return 0
+
+    def __reduce__(self):
+        return (_restore, (type(self), self.monoid, {}, self.snapshot(), self.st.count))
+
+    def __copy__(self):
+        return _restore(type(self), self.monoid, {}, self.snapshot(), self.st.count)
 
     cdef object _val(self, Slot v):
         if self.kind != K_GENERIC:

@@ -1,78 +1,113 @@
-"""What every reference aggregator shares: the monoid, the ``⊗`` counter, bulk loops and the empty check."""
+"""What every in-order reference aggregator shares: the monoid, the ``⊗`` counter, the public operations around
+the paper's ``insert``/``evict``/``query`` steps, bulk loops and the empty check.
+
+A subclass implements the paper's steps on *lifted* values -- ``_insert(v)``, ``_evict()`` (the window is not
+empty), ``_query()`` (the aggregate, not lowered) -- plus ``__len__``, ``snapshot`` and ``_from_snapshot``. The
+public methods here add what every algorithm needs around them: ``lift``/``lower``, the empty check, the
+re-entry guard (:func:`~swagkit.reference._guard.guarded`), and bulk calls with all-or-nothing validation.
+"""
 
 from __future__ import annotations
 
 from typing import Any, ClassVar, Generic, Iterable, TypeVar
 
-from swagkit.spec.errors import EmptyWindowError, SwagkitError
-from swagkit.spec.monoid import Monoid
+from swagkit.spec.errors import EmptyWindowError
+from swagkit.spec.monoid import Monoid, as_monoid
+
+from ._guard import Guarded, check_count, guarded
 
 In = TypeVar("In")
 Agg = TypeVar("Agg")
 Out = TypeVar("Out")
 
 
-class InOrderAggregator(Generic[In, Agg, Out]):
-    """Base of the in-order (FIFO) SWAG algorithms of paper 000.
+class InOrderAggregator(Guarded, Generic[In, Agg, Out]):
+    """Base of the in-order (FIFO) SWAG algorithms of papers 000 and 001.
 
-    Subclasses implement ``insert``, ``evict``, ``query``, ``__len__`` and ``snapshot``. ``combine_count`` is
-    the number of ``⊗`` invocations so far, counted as the pseudocode performs them.
+    ``combine_count`` is the number of ``⊗`` invocations so far, counted as the pseudocode performs them
+    (including a call that raised). ``exception_safety`` documents what a raising ``combine`` leaves behind:
+    ``"strong"`` means exactly the state before the operation.
     """
 
     algorithm: ClassVar[str] = "abstract"
+    exception_safety: ClassVar[str] = "strong"
 
     def __init__(self, monoid: Monoid[In, Agg, Out]) -> None:
+        monoid = as_monoid(monoid, self.algorithm)
         self.monoid = monoid
         self.combine_count = 0
         self._combine = monoid.combine
         self._one: Agg = monoid.identity
-        #: set while an update runs its ⊗ steps; stays set if a ⊗ raised half-way (see :meth:`_check_usable`)
-        self._broken = False
+        self._init_guard()
 
     def _otimes(self, a: Agg, b: Agg) -> Agg:
         """``a ⊗ b``, counted."""
         self.combine_count += 1
         return self._combine(a, b)
 
-    def _check_usable(self) -> None:
-        """Refuse updates once a ``combine`` call raised half-way through an earlier one (or re-entered one).
+    # the paper's steps, on lifted values (every subclass overrides)
+    def _insert(self, v: Agg) -> None:  # pragma: no cover
+        raise NotImplementedError
 
-        The paper's algorithms assume ``⊗`` returns; a user's combine that raises in the middle of DABA's fixup
-        leaves pointers that break the size invariants, and going on would compute garbage. Like the compiled
-        implementation, the aggregator then raises :class:`SwagkitError` on every further update."""
-        if self._broken:
-            raise SwagkitError(
-                f"{self.algorithm}: a combine call raised during an earlier insert/evict (or re-entered one); "
-                "the aggregator is inconsistent and can no longer be updated"
-            )
+    def _evict(self) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    def _query(self) -> Agg:  # pragma: no cover
+        raise NotImplementedError
+
+    def __len__(self) -> int:  # pragma: no cover - every subclass overrides
+        raise NotImplementedError
 
     def _require_nonempty(self) -> None:
         if len(self) == 0:
             raise EmptyWindowError(f"{self.algorithm}: evict() on an empty window")
 
-    def __len__(self) -> int:  # pragma: no cover - every subclass overrides
-        raise NotImplementedError
+    @guarded
+    def query(self) -> Out:
+        """The lowered aggregate of the window, oldest to youngest (``lower(identity)`` when empty)."""
+        return self.monoid.lower(self._query())
 
-    def insert(self, value: In) -> None:  # pragma: no cover - every subclass overrides
-        raise NotImplementedError
+    @guarded
+    def insert(self, value: In) -> None:
+        """Insert ``value`` at the young end (lifted first: a value ``lift`` refuses changes nothing)."""
+        self._insert(self.monoid.lift(value))
 
-    def evict(self) -> None:  # pragma: no cover - every subclass overrides
-        raise NotImplementedError
+    @guarded
+    def evict(self) -> None:
+        """Evict the oldest value. Raises :class:`EmptyWindowError` (changing nothing) when empty."""
+        self._require_nonempty()
+        self._evict()
 
+    @guarded
     def insert_many(self, values: Iterable[In]) -> None:
-        """Insert each of ``values`` in order (same cost as that many ``insert`` calls)."""
-        for v in values:
-            self.insert(v)
+        """Insert each of ``values`` in order (same ⊗ sequence as that many ``insert`` calls).
 
+        All values are lifted first, so a refused value changes nothing. If ``combine`` raises at the j-th
+        insertion, the first j values stay inserted (each insertion is all-or-nothing) and the exception carries
+        a note saying so."""
+        lifted = [self.monoid.lift(v) for v in values]
+        for j, v in enumerate(lifted):
+            try:
+                self._insert(v)
+            except BaseException as err:
+                err.add_note(f"swagkit {self.algorithm}: insert_many inserted {j} of {len(lifted)} values")
+                raise
+
+    @guarded
     def evict_many(self, count: int) -> None:
         """Evict the ``count`` oldest values. Raises :class:`EmptyWindowError` (evicting nothing) when fewer
-        than ``count`` are held and ``ValueError`` for a negative count."""
-        if count < 0:
-            raise ValueError("evict_many: count must be non-negative")
+        than ``count`` are held, ``ValueError``/``TypeError`` for a negative or non-integer count. If
+        ``combine`` raises at the j-th eviction, the first j stay evicted (the exception's note says so)."""
+        count = check_count(count)
         if count > len(self):
             raise EmptyWindowError(f"{self.algorithm}: evict_many({count}) on a window of {len(self)}")
-        for _ in range(count):
-            self.evict()
+        for j in range(count):
+            try:
+                self._evict()
+            except BaseException as err:
+                err.add_note(f"swagkit {self.algorithm}: evict_many evicted {j} of {count} values")
+                raise
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.monoid.name}, n={len(self)})"
+

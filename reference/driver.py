@@ -11,10 +11,21 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable
 
 
+def check_window(window: Any) -> int:
+    """A count-based window size: an integer (numpy integers too), not a bool, at least 1. A float such as 2.5
+    would never equal the window's length, so the window would silently grow without bound: it raises
+    ``TypeError`` instead, and a size below 1 ``ValueError``."""
+    if isinstance(window, bool) or not hasattr(type(window), "__index__"):
+        raise TypeError(f"window must be an int, got {type(window).__name__}")
+    w = int(window.__index__())
+    if w < 1:
+        raise ValueError("window must be at least 1")
+    return w
+
+
 def window_array(cls: Callable[[Any], Any], monoid: Any, values: Iterable[Any], window: int) -> list[Any]:
     """Query results of a count-based window of size ``window`` slid over ``values`` (see the module doc)."""
-    if window < 1:
-        raise ValueError("window must be at least 1")
+    window = check_window(window)
     agg = cls(monoid)
     out: list[Any] = []
     for v in values:
@@ -25,4 +36,4 @@ def window_array(cls: Callable[[Any], Any], monoid: Any, values: Iterable[Any], 
     return out
 
 
-__all__ = ["window_array"]
+__all__ = ["window_array", "check_window"]

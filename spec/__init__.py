@@ -14,11 +14,13 @@ from .adt import FifoSwag, TimestampedWindow
 from .budgets import BUDGETS, Budget, BudgetMeter, stored_aggregates
 from .checkers import CHECKERS
 from .errors import (
+    BrokenAggregatorError,
     BudgetExceeded,
     EmptyWindowError,
     InvariantViolation,
     ModelMismatch,
     OutOfOrderError,
+    ReentrantCallError,
     SwagkitError,
     UnsupportedMonoidError,
 )
@@ -38,6 +40,8 @@ __all__ = [
     "stored_aggregates",
     "CHECKERS",
     "SwagkitError",
+    "ReentrantCallError",
+    "BrokenAggregatorError",
     "EmptyWindowError",
     "OutOfOrderError",
     "InvariantViolation",

@@ -13,7 +13,7 @@ from collections import deque
 from typing import Any, Generic, Iterable, Protocol, Sequence, TypeVar
 
 from .errors import EmptyWindowError, OutOfOrderError
-from .monoid import Monoid
+from .monoid import Monoid, as_monoid
 from .snapshots import RecalcState
 
 In = TypeVar("In")
@@ -48,7 +48,7 @@ class FifoSwag(Generic[In, Agg, Out]):
     algorithm = "recalc"
 
     def __init__(self, monoid: Monoid[In, Agg, Out]) -> None:
-        self.monoid = monoid
+        self.monoid = as_monoid(monoid, self.algorithm)
         self.combine_count = 0
         self._values: deque[Agg] = deque()
 
@@ -77,12 +77,15 @@ class FifoSwag(Generic[In, Agg, Out]):
         return self.monoid.lower(self.aggregate())
 
     def insert_many(self, values: Iterable[In]) -> None:
-        """Insert each of ``values`` in order."""
-        for v in values:
-            self.insert(v)
+        """Insert each of ``values`` in order (all lifted first: a refused value changes nothing)."""
+        self._values.extend([self.monoid.lift(v) for v in values])
 
     def evict_many(self, count: int) -> None:
-        """Evict ``count`` oldest values; raises :class:`EmptyWindowError` (evicting nothing) if fewer are held."""
+        """Evict ``count`` oldest values; raises :class:`EmptyWindowError` (evicting nothing) if fewer are held,
+        ``TypeError``/``ValueError`` for a count that is not a non-negative integer."""
+        if isinstance(count, bool) or not hasattr(type(count), "__index__"):
+            raise TypeError(f"evict_many: count must be an int, got {type(count).__name__}")
+        count = count.__index__()
         if count < 0:
             raise ValueError("evict_many: count must be non-negative")
         if count > len(self._values):
@@ -97,6 +100,13 @@ class FifoSwag(Generic[In, Agg, Out]):
     def snapshot(self) -> RecalcState:
         """Plain copy of the state for :mod:`swagkit.spec.checkers`."""
         return RecalcState(values=tuple(self._values))
+
+    def __copy__(self) -> "FifoSwag[In, Agg, Out]":
+        """An independent window sharing the monoid and the values (the default copy would share the deque)."""
+        twin = type(self)(self.monoid)
+        twin._values = deque(self._values)
+        twin.combine_count = self.combine_count
+        return twin
 
     def __len__(self) -> int:
         return len(self._values)

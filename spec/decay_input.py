@@ -17,6 +17,8 @@ Each ``check_*`` returns the validated value or raises the documented error from
 from __future__ import annotations
 
 import math
+import numbers
+import operator
 from fractions import Fraction
 from typing import Any
 
@@ -50,10 +52,11 @@ __all__ = [
 
 
 def check_int(x: Any, what: str) -> int:
-    """``x`` if it is an ``int`` (not a ``bool``), else :class:`InputTypeError`."""
-    if isinstance(x, bool) or not isinstance(x, int):
+    """``x`` as an ``int`` if it is an integer (``int``, numpy integers: any ``numbers.Integral``; not a
+    ``bool``), else :class:`InputTypeError`."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Integral):
         raise InputTypeError(f"{what} must be an int, got {type(x).__name__} {x!r}")
-    return int(x)
+    return int(operator.index(x))
 
 
 def check_bits(bits: Any, what: str) -> int:
@@ -66,7 +69,7 @@ def check_bits(bits: Any, what: str) -> int:
 
 def check_accuracy(x: Any, what: str) -> float:
     """An accuracy parameter (ε, θ, β) in the open interval (0, 1), as a float."""
-    if isinstance(x, bool) or not isinstance(x, (int, float, Fraction)):
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):  # int, float, Fraction, numpy numbers
         raise InvalidParameterError(f"{what} must be a number in (0, 1), got {type(x).__name__} {x!r}")
     v = float(x)
     if not (0.0 < v < 1.0) or math.isnan(v):
@@ -77,7 +80,7 @@ def check_accuracy(x: Any, what: str) -> float:
 def check_spread(x: Any, what: str) -> float:
     """A spread parameter θ > 0 (finite), as a float: value division's summaries span a weight ratio ``1 + θ``
     (the paper's Fig. 3 uses θ = 1)."""
-    if isinstance(x, bool) or not isinstance(x, (int, float, Fraction)):
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
         raise InvalidParameterError(f"{what} must be a number > 0, got {type(x).__name__} {x!r}")
     v = float(x)
     if not (0.0 < v < math.inf):
@@ -87,7 +90,7 @@ def check_spread(x: Any, what: str) -> float:
 
 def check_phi(phi: Any, *, open_low: bool = False) -> float:
     """A quantile / heavy-hitter fraction φ in ``[0, 1]`` (``(0, 1]`` with ``open_low``)."""
-    if isinstance(phi, bool) or not isinstance(phi, (int, float, Fraction)):
+    if isinstance(phi, bool) or not isinstance(phi, numbers.Real):
         raise InvalidParameterError(f"phi must be a number in [0, 1], got {type(phi).__name__} {phi!r}")
     v = float(phi)
     if math.isnan(v) or v > 1.0 or v < 0.0 or (open_low and v == 0.0):

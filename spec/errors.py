@@ -16,6 +16,8 @@ __all__ = [
     "BudgetExceeded",
     "ModelMismatch",
     "UnsupportedMonoidError",
+    "ReentrantCallError",
+    "BrokenAggregatorError",
 ]
 
 
@@ -36,6 +38,25 @@ class OutOfOrderError(SwagkitError, ValueError):
 
 class UnsupportedMonoidError(SwagkitError, TypeError):
     """The algorithm needs a property (commutative, invertible, selective) the monoid does not declare."""
+
+
+class ReentrantCallError(SwagkitError, RuntimeError):
+    """A structure was called while one of its own operations was still running: a ``combine`` (or ``lift``,
+    ``lower``, a value's ``__del__``) called back into it, or a second thread used it.
+
+    swagkit's structures are **not thread-safe**; they detect such overlapping use instead of corrupting their
+    state. The refused call changes nothing; the operation that was running goes on (or, if the refusal propagates
+    out of its ``combine``, fails like any raising ``combine``: see the structure's exception guarantee).
+    """
+
+
+class BrokenAggregatorError(SwagkitError, RuntimeError):
+    """A structure whose ``combine`` raised half-way through an operation that it cannot roll back.
+
+    Only structures documented with the *refuse* exception guarantee can get here (see the README's table). Every
+    later update and query raises this error instead of answering from an inconsistent state; ``salvage()``
+    returns what the structure holds and ``repair()`` rebuilds it from that in place.
+    """
 
 
 class InvariantViolation(SwagkitError, AssertionError):

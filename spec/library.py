@@ -41,18 +41,22 @@ Typed monoids (``sum_f64``, ``max_i64`` …) carry a ``kind`` that lets :mod:`sw
 no Python call per combine. Their ``lift`` validates the value exactly as the compiled fast path does, so both
 implementations reject the same bad input with the same exception:
 
-* ``*_f64`` accept ``float`` and ``int`` values exactly representable as a float64 (|x| ≤ 2**53); NaN is
-  rejected (it would break associativity of max/min and equality of sums); other types raise ``TypeError``.
-* ``*_i64`` accept ``int`` in [-2**63, 2**63); other types raise ``TypeError``, out-of-range ints
-  ``OverflowError``. ``sum_i64`` adds modulo 2**64 (two's complement, like C): that is a group, so every
+* ``*_f64`` accept real numbers whose value is exactly a float64: ``float`` (``numpy.float64`` is one), other
+  real types such as ``numpy.float32`` or ``Fraction(1, 2)`` when converting loses nothing, and integers
+  (``int``, numpy integers) with |x| ≤ 2**53; NaN is rejected (it would break associativity of max/min and
+  equality of sums); other values (``bool``, ``Decimal``, ``Fraction(1, 3)``, strings) raise ``TypeError``.
+* ``*_i64`` accept integers (``int``, numpy integers, anything ``numbers.Integral``) in [-2**63, 2**63); other
+  types (``bool`` included) raise ``TypeError``, out-of-range integers ``OverflowError``. ``sum_i64`` adds modulo 2**64 (two's complement, like C): that is a group, so every
   algorithm's result equals the true window sum whenever the true sum fits in int64, even if a partial
   aggregate of a sub-window overflows.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
+import numbers
 import operator
 from dataclasses import dataclass
 from fractions import Fraction
@@ -100,6 +104,7 @@ __all__ = [
     "as_f64",
     "as_i64",
     "as_exact",
+    "ordered",
     "stable_key",
 ]
 
@@ -120,25 +125,43 @@ def float_close(a: Any, b: Any, rel: float = 1e-9, abs_tol: float = 1e-9) -> boo
 
 
 def as_f64(x: Any) -> float:
-    """Validate a value for a float64 fast path (see the module docstring)."""
-    if isinstance(x, bool) or not isinstance(x, (float, int)):
+    """Validate a value for a float64 fast path (see the module docstring).
+
+    >>> as_f64(2), as_f64(0.5)
+    (2.0, 0.5)
+    """
+    if isinstance(x, float):  # numpy.float64 is a float
+        if x != x:
+            raise ValueError("NaN is not a valid float64 monoid value")
+        return float(x)
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
         raise TypeError(f"float64 monoid expects a float (or an exactly representable int), got {type(x).__name__}")
-    if isinstance(x, int):
-        if -F64_EXACT_INT <= x <= F64_EXACT_INT:
-            return float(x)
+    if isinstance(x, numbers.Integral):  # int, numpy integers
+        i = operator.index(x)
+        if -F64_EXACT_INT <= i <= F64_EXACT_INT:
+            return float(i)
         raise TypeError(f"int {x} is not exactly representable as float64; convert it explicitly")
-    if x != x:
+    f = float(x)  # other reals: numpy.float32/float16, Fraction
+    if f != f:
         raise ValueError("NaN is not a valid float64 monoid value")
-    return float(x)
+    if f != x:
+        raise TypeError(f"{type(x).__name__} {x} is not exactly representable as float64; convert it explicitly")
+    return f
 
 
 def as_i64(x: Any) -> int:
-    """Validate a value for an int64 fast path (see the module docstring)."""
-    if isinstance(x, bool) or not isinstance(x, int):
+    """Validate a value for an int64 fast path (see the module docstring): ``int`` or any integer type
+    (numpy's ``int64``, ``uint8`` ... through ``__index__``), not ``bool``.
+
+    >>> as_i64(7)
+    7
+    """
+    if isinstance(x, bool) or not (isinstance(x, int) or isinstance(x, numbers.Integral)):
         raise TypeError(f"int64 monoid expects an int, got {type(x).__name__}")
-    if not INT64_MIN <= x <= INT64_MAX:
+    i = operator.index(x)
+    if not INT64_MIN <= i <= INT64_MAX:
         raise OverflowError(f"int {x} does not fit in int64")
-    return int(x)
+    return int(i)
 
 
 def _wrap64(x: int) -> int:
@@ -158,8 +181,13 @@ def _neg(a: Any) -> Any:
 
 
 def sum_monoid() -> Monoid[Any, Any, Any]:
-    """Sum over exact numbers (int, Fraction): commutative and invertible."""
-    return Monoid(identity=0, combine=_add, name="sum", commutative=True, invertible=True, inverse=_neg)
+    """Sum over exact numbers (int, numpy integers, Fraction): commutative and invertible.
+
+    ``lift`` is :func:`as_exact`: floats are refused, because this monoid declares an inverse and algorithms
+    that subtract on eviction (SlickDeque Inv) would drift or stay NaN after an ``inf`` left the window. Float
+    sums are :func:`sum_f64` (no inverse declared).
+    """
+    return Monoid(identity=0, combine=_add, lift=as_exact, name="sum", commutative=True, invertible=True, inverse=_neg)
 
 
 def string_concat() -> Monoid[str, str, str]:
@@ -183,8 +211,8 @@ def max_count() -> Monoid[Any, tuple[Any, int], int]:
     return Monoid(
         identity=(-math.inf, 0),
         combine=_maxcount_combine,
-        lift=lambda e: (e, 1),
-        lower=lambda v: v[1],
+        lift=_value_once,
+        lower=_second,
         name="max_count",
         commutative=True,
     )
@@ -209,8 +237,9 @@ def _max(a: Any, b: Any) -> Any:
 
 
 def max_monoid() -> Monoid[Any, Any, Any]:
-    """Maximum over totally ordered values (identity ``-inf``): commutative, selective, non-invertible."""
-    return Monoid(identity=-math.inf, combine=_max, name="max", commutative=True, selective=True)
+    """Maximum over totally ordered values (identity ``-inf``): commutative, selective, non-invertible. NaN is
+    refused (:func:`ordered`)."""
+    return Monoid(identity=-math.inf, combine=_max, lift=ordered, name="max", commutative=True, selective=True)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -308,9 +337,41 @@ NEUTRAL: Final = _Neutral()
 
 
 def as_exact(x: Any) -> int | Fraction:
-    """Validate a value for an exact monoid: ``int`` (not ``bool``) or ``Fraction``; else ``TypeError``."""
-    if isinstance(x, bool) or not isinstance(x, (int, Fraction)):
-        raise TypeError(f"exact monoid expects an int or a Fraction, got {type(x).__name__}; convert it explicitly")
+    """Validate a value for an exact monoid: an integer (``int``, numpy integers: returned as ``int``; not
+    ``bool``) or a ``Fraction``; anything else -- floats above all, whose sums round, so that subtracting on
+    eviction would drift -- raises ``TypeError``.
+
+    >>> as_exact(3), as_exact(Fraction(1, 2))
+    (3, Fraction(1, 2))
+    """
+    if isinstance(x, Fraction) or (isinstance(x, int) and not isinstance(x, bool)):
+        return x
+    if isinstance(x, numbers.Integral) and not isinstance(x, bool):
+        return int(operator.index(x))
+    hint = " (float sums round: use sum_f64, which declares no inverse)" if isinstance(x, numbers.Real) else ""
+    raise TypeError(f"exact monoid expects an int or a Fraction, got {type(x).__name__}{hint}; convert it explicitly")
+
+
+def ordered(x: Any) -> Any:
+    """Validate a value for the order-based monoids (max, min, their counts and args, relative variation):
+    anything that is not equal to itself -- a float NaN, ``numpy.nan``, ``Decimal('NaN')`` -- is refused with
+    ``ValueError``. NaN is unordered: ``max`` over it would depend on the operand order, so two algorithms (or two
+    association orders) would answer differently. Every algorithm of both implementations sees the same refusal,
+    before anything changes; the typed ``*_f64`` kinds refuse NaN the same way.
+
+    >>> ordered(3)
+    3
+    >>> ordered(float("nan"))
+    Traceback (most recent call last):
+    ...
+    ValueError: NaN is not a valid value of an order-based monoid (it is unordered)
+    """
+    try:
+        unordered = bool(x != x)  # numpy answers numpy.bool_
+    except Exception:  # != raises, or answers an array: not a NaN scalar; its comparisons will speak for themselves
+        return x
+    if unordered:
+        raise ValueError("NaN is not a valid value of an order-based monoid (it is unordered)")
     return x
 
 
@@ -355,7 +416,7 @@ def _pair_neg(a: SumCount) -> SumCount:
 
 
 def _mean_lift(x: Any) -> SumCount:
-    return (x, 1)
+    return (as_exact(x), 1)
 
 
 def _mean_lower(v: SumCount) -> Any:
@@ -368,8 +429,9 @@ def mean_monoid() -> Monoid[Any, SumCount, Any]:
 
     ``lift(x) = (x, 1)``, combine adds componentwise, identity ``(0, 0)``, ``lower((s, n)) = s / n`` -- a
     ``Fraction`` for int/Fraction inputs (exact) -- and ``None`` for the empty window (``n == 0``). Commutative
-    and invertible: ``(s, n)`` pairs under addition form the group Z×Q, inverse ``(-s, -n)``. Exact over
-    int/Fraction; float inputs make the sum component round (use a tolerant comparison then).
+    and invertible: ``(s, n)`` pairs under addition form the group Z×Q, inverse ``(-s, -n)``. Inputs are
+    validated by :func:`as_exact` (int/Fraction): a float sum would round, and the declared inverse would let
+    subtract-on-evict drift.
     """
     return Monoid(
         identity=(0, 0),
@@ -575,8 +637,9 @@ def variance_moments_exact() -> Monoid[Any, PowerSums, Fraction | None]:
 
 def min_monoid() -> Monoid[Any, Any, Any]:
     """Minimum over totally ordered values (identity ``+inf``; paper 002 Table 1 Min): commutative, selective,
-    idempotent, non-invertible; exact over int/Fraction. Values must be comparable with a float infinity."""
-    return Monoid(identity=math.inf, combine=_min, name="min", commutative=True, selective=True)
+    idempotent, non-invertible; exact over int/Fraction. Values must be comparable with a float infinity; NaN is
+    refused (:func:`ordered`)."""
+    return Monoid(identity=math.inf, combine=_min, lift=ordered, name="min", commutative=True, selective=True)
 
 
 def _mincount_combine(x: tuple[Any, int], y: tuple[Any, int]) -> tuple[Any, int]:
@@ -588,7 +651,7 @@ def _mincount_combine(x: tuple[Any, int], y: tuple[Any, int]) -> tuple[Any, int]
 
 
 def _value_once(e: Any) -> tuple[Any, int]:
-    return (e, 1)
+    return (ordered(e), 1)
 
 
 def _second(v: tuple[Any, Any]) -> Any:
@@ -617,6 +680,7 @@ KeyPayload = tuple[Any, Any]
 def _key_payload(v: Any) -> KeyPayload:
     if not (isinstance(v, tuple) and len(v) == 2):
         raise TypeError(f"argmax/argmin expects a (key, payload) pair, got {v!r}")
+    ordered(v[0])
     return v
 
 
@@ -794,17 +858,26 @@ def bloom_filter(m_bits: int = 1024, k: int = 4) -> Monoid[Any, int, BloomFilter
     """
     if m_bits < 1 or k < 1:
         raise ValueError("bloom_filter needs m_bits >= 1 and k >= 1")
+    # partials of module-level functions, not closures: the monoid (and structures holding it) must pickle
+    return Monoid(
+        identity=0,
+        combine=_bitor,
+        lift=functools.partial(_bloom_lift, m_bits=m_bits, k=k),
+        lower=functools.partial(_bloom_lower, m_bits=m_bits, k=k),
+        name="bloom",
+        commutative=True,
+    )
 
-    def lift(x: Any) -> int:
-        bits = 0
-        for p in bloom_positions(x, m_bits, k):
-            bits |= 1 << p
-        return bits
 
-    def lower(bits: int) -> BloomFilter:
-        return BloomFilter(bits, m_bits, k)
+def _bloom_lift(x: Any, m_bits: int, k: int) -> int:
+    bits = 0
+    for p in bloom_positions(x, m_bits, k):
+        bits |= 1 << p
+    return bits
 
-    return Monoid(identity=0, combine=_bitor, lift=lift, lower=lower, name="bloom", commutative=True)
+
+def _bloom_lower(bits: int, m_bits: int, k: int) -> BloomFilter:
+    return BloomFilter(bits, m_bits, k)
 
 
 Table = tuple[tuple[int, ...], ...]
@@ -857,21 +930,21 @@ def count_min_sketch(width: int = 32, depth: int = 4) -> Monoid[Any, Table, Coun
     if width < 1 or depth < 1:
         raise ValueError("count_min_sketch needs width >= 1 and depth >= 1")
     zero: Table = tuple((0,) * width for _ in range(depth))
-
-    def lift(x: Any) -> Table:
-        cols = count_min_positions(x, width, depth)
-        return tuple(tuple(1 if j == c else 0 for j in range(width)) for c in cols)
-
     return Monoid(
         identity=zero,
         combine=_table_add,
-        lift=lift,
+        lift=functools.partial(_count_min_lift, width=width, depth=depth),
         lower=CountMinSketch,
         name="count_min",
         commutative=True,
         invertible=True,
         inverse=_table_neg,
     )
+
+
+def _count_min_lift(x: Any, width: int, depth: int) -> Table:
+    cols = count_min_positions(x, width, depth)
+    return tuple(tuple(1 if j == c else 0 for j in range(width)) for c in cols)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -882,7 +955,7 @@ MinMax = tuple[Any, Any]
 
 
 def _minmax_lift(x: Any) -> MinMax:
-    return (x, x)
+    return (ordered(x), x)
 
 
 def _minmax_combine(a: MinMax, b: MinMax) -> MinMax:
@@ -927,7 +1000,7 @@ RangeSum = tuple[int, Any, Any, Any]
 
 
 def _rangesum_lift(x: Any) -> RangeSum:
-    return (1, x, x, x)
+    return (1, ordered(x), x, x)
 
 
 def _rangesum_combine(a: RangeSum, b: RangeSum) -> RangeSum:

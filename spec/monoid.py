@@ -27,6 +27,7 @@ Out = TypeVar("Out")
 
 __all__ = [
     "Monoid",
+    "as_monoid",
     "LawViolation",
     "CombineCounter",
     "counted",
@@ -110,6 +111,38 @@ class Monoid(Generic[In, Agg, Out]):
     def renamed(self, name: str) -> "Monoid[In, Agg, Out]":
         """A copy with another name (handy when one operator is registered under several ids)."""
         return replace(self, name=name)
+
+
+_MONOID_PARTS = ("identity", "combine", "lift", "lower")
+_M = TypeVar("_M")
+
+
+def as_monoid(obj: _M, owner: str) -> _M:
+    """``obj`` if it can serve as a monoid (a :class:`Monoid`, or any object with ``identity``, a callable
+    ``combine`` and callable ``lift``/``lower``), else a ``TypeError`` that says what was passed and what to pass.
+    Every structure's constructor calls it first, so a library id or an uncalled factory fails clearly.
+
+    >>> as_monoid("sum_f64", "two_stacks")
+    Traceback (most recent call last):
+    ...
+    TypeError: two_stacks: expected a Monoid, got the string 'sum_f64'; pass swagkit.spec.library.sum_f64() (or LIBRARY['sum_f64'].factory())
+    """
+    if isinstance(obj, Monoid):
+        return obj
+    if isinstance(obj, str):
+        raise TypeError(
+            f"{owner}: expected a Monoid, got the string {obj!r}; pass swagkit.spec.library.{obj}() "
+            f"(or LIBRARY[{obj!r}].factory())"
+        )
+    missing = [p for p in _MONOID_PARTS if not hasattr(obj, p)]
+    if missing:
+        name = getattr(obj, "__qualname__", None) or type(obj).__name__
+        hint = f"; {name} looks like a factory: call it, {name}()" if callable(obj) and missing == list(_MONOID_PARTS) else ""
+        raise TypeError(f"{owner}: expected a Monoid, got {obj!r} (no {', '.join(missing)}){hint}")
+    bad = [p for p in ("combine", "lift", "lower") if not callable(getattr(obj, p))]
+    if bad:
+        raise TypeError(f"{owner}: the monoid's {', '.join(bad)} must be callable")
+    return obj
 
 
 def fold(monoid: Monoid[Any, Agg, Any], aggregates: Iterable[Agg]) -> Agg:
