@@ -8,9 +8,11 @@ from swagkit.spec.snapshots import DABAState
 In = TypeVar("In")
 
 class DABA:
-    """DABA (paper 000 §5), compiled; same API, snapshots and ``combine_count`` as ``swagkit.reference.DABA``."""
+    """DABA (paper 000 §5), compiled; same API, snapshots, ``combine_count``, exception safety, re-entry guard and copy/pickle as ``swagkit.reference.DABA``."""
 
     algorithm: ClassVar[str]
+    #: ``"strong"``: a raising ``combine`` leaves the structure exactly as before the operation
+    exception_safety: ClassVar[str]
     @property
     def monoid(self) -> Monoid[Any, Any, Any]: ...
     combine_count: int
@@ -25,6 +27,11 @@ class DABA:
     def insert_many(self, values: Iterable[In]) -> None: ...
     def evict_many(self, count: int) -> None: ...
     def snapshot(self) -> DABAState: ...
+    @classmethod
+    def _from_snapshot(cls, monoid: Monoid[Any, Any, Any], snapshot: DABAState) -> "DABA":
+        """The structure whose snapshot is ``snapshot`` (``ValueError``/``TypeError`` for a malformed one)."""
+    def __reduce__(self) -> tuple[Any, ...]: ...
+    def __copy__(self) -> "DABA": ...
     def _memory_bytes(self) -> int | None:
         """Bytes malloc'd for the element storage (None for the pure-Python fallback)."""
     def __repr__(self) -> str: ...

@@ -8,12 +8,23 @@ elements and pointers F ≤ L ≤ R ≤ A ≤ B ≤ E; every ``insert`` and ``ev
 Complexity (Theorem 5.2): 2n stored partial aggregates; worst-case ⊗ per operation: query 1, insert 4, evict 3
 (on average 2.5 per insert and 1.5 per evict); pointer operations worst-case O(1) on a chunked array
 (Definition 1). Typed kinds store 16 bytes per element in chunks of 512 (plus one spare chunk).
+
+Exception safety: *strong*, like the reference. Every operation makes O(1) ⊗ calls and the generic path computes
+them all before it changes anything: ``insert`` computes ``ΠB ⊗ v`` before the push; ``fixup`` works out its
+case on local copies of the pointers and computes shrink's three ⊗ before it writes the two ``agg`` fields and
+moves the pointers; ``evict`` pops the front only after ``fixup`` has returned, and ``insert`` undoes its push if
+``fixup`` raises. No transient memory. Typed kinds cannot fail mid-operation. Every public method that reads the
+state or calls user code takes the re-entry guard (``busy``) first, so a re-entrant or concurrent call raises
+``ReentrantCallError`` before anything changes; the structure is not thread-safe. Copies and pickles go by
+snapshot.
 """
 
 include "_common.pxi"
 
-from swagkit.spec.errors import SwagkitError
 from swagkit.spec.snapshots import DABAState
+from swagkit.spec.monoid import as_monoid as _as_monoid
+from swagkit.reference._guard import check_count as _check_count, reentered as _reentered, restore as _restore
+from swagkit.reference.daba import check_snapshot as _check_snapshot
 
 cdef enum:
     C_NONE = 0
@@ -36,7 +47,7 @@ ctypedef struct State:
     Slot one
     int64_t count
     int last_case
-    bint broken      # generic path: a combine raised half-way through an update (see st_check_g)
+    bint busy        # a public method is running (the re-entry guard: combine/lift/lower/__del__, threads)
 
 
 cdef inline Py_ssize_t st_len(State* s) noexcept nogil:
@@ -53,7 +64,7 @@ cdef int st_init(State* s, int kind, Slot one) noexcept:
     s.one = one
     s.count = 0
     s.last_case = C_NONE
-    s.broken = False
+    s.busy = False
     if kind == K_GENERIC:
         Py_XINCREF(one.o)
     return 0
@@ -177,78 +188,104 @@ cdef inline object pi_a_g(State* s):
     return slot_get(s.one) if s.A.p == s.B.p else slot_get(s.A.p[1])
 
 
-cdef int st_fixup_g(State* s, object comb) except -1:
+cdef int st_fixup_g(State* s, Ptr F, object comb) except -1:
+    """``fixup`` for the window whose front is ``F`` (``evict`` passes F+1 before it pops). The case is worked out
+    on local copies of the pointers, and shrink's three ⊗ are computed before any field is written: when
+    ``comb`` raises, nothing has changed."""
     cdef bint flip = False
-    cdef Ptr a1
-    if s.d.front.p == s.B.p:  # singleton
-        s.B = s.d.back
-        s.A = s.d.back
-        s.R = s.d.back
-        s.L = s.d.back
+    cdef Ptr L = s.L, R = s.R, A = s.A, B = s.B, E = s.d.back, a1
+    if F.p == B.p:  # singleton
+        s.B = E
+        s.A = E
+        s.R = E
+        s.L = E
         s.last_case = C_SINGLETON
         return 0
-    if s.L.p == s.B.p:  # flip
-        s.L = s.d.front
-        s.A = s.d.back
-        s.B = s.d.back
+    if L.p == B.p:  # flip
+        L = F
+        A = E
+        B = E
         flip = True
-    if s.L.p == s.R.p:  # shift
-        s.A = p_inc(s.A, 2)
-        s.R = p_inc(s.R, 2)
-        s.L = p_inc(s.L, 2)
+    if L.p == R.p:  # shift
+        s.A = p_inc(A, 2)
+        s.R = p_inc(R, 2)
+        s.L = p_inc(L, 2)
+        s.B = B
         s.last_case = C_FLIP_SHIFT if flip else C_SHIFT
-    else:  # shrink
-        s.count += 1
-        t = comb(pi_l_g(s), pi_r_g(s))
-        s.count += 1
-        r = comb(t, pi_a_g(s))
-        slot_set(&s.L.p[1], r)
-        s.L = p_inc(s.L, 2)
-        a1 = p_dec(s.A, 2)
-        s.count += 1
-        r = comb(slot_get(a1.p[0]), pi_a_g(s))
-        slot_set(&a1.p[1], r)
-        s.A = a1
-        s.last_case = C_FLIP_SHRINK if flip else C_SHRINK
+        return 0
+    # shrink: *L.agg ← ΠL ⊗ ΠR ⊗ ΠA; L ← L + 1; *(A−1).agg ← *(A−1).val ⊗ ΠA; A ← A − 1  (A ≠ L)
+    one = slot_get(s.one)
+    a1 = p_dec(A, 2)
+    pi_r = one if R.p == A.p else slot_get(a1.p[1])
+    pi_a = one if A.p == B.p else slot_get(A.p[1])
+    s.count += 1
+    t = comb(slot_get(L.p[1]), pi_r)
+    s.count += 1
+    agg_l = comb(t, pi_a)
+    s.count += 1
+    agg_a1 = comb(slot_get(a1.p[0]), pi_a)
+    old_l = slot_get(L.p[1])  # every ⊗ returned: commit (the old aggregates are released on return, when
+    slot_set(&L.p[1], agg_l)  # the state is consistent again)
+    old_a1 = slot_get(a1.p[1])
+    slot_set(&a1.p[1], agg_a1)
+    s.L = p_inc(L, 2)
+    s.R = R
+    s.A = a1
+    s.B = B
+    s.last_case = C_FLIP_SHRINK if flip else C_SHRINK
     return 0
 
 
-cdef int st_check_g(State* s) except -1:
-    """A combine that raises half-way through ``fixup`` leaves the pointers breaking the size invariants; going on
-    from there could move a pointer out of the deque (the reference would compute garbage or fail an assertion),
-    so the compiled generic path refuses further updates instead."""
-    if s.broken:
-        raise SwagkitError(
-            "daba: a combine call raised during an earlier insert/evict (or re-entered one); the aggregator "
-            "is inconsistent and can no longer be updated"
-        )
-    return 0
+cdef inline void dq_unpush(Deque* d, int W) noexcept nogil:
+    """Undo the last ``dq_push`` (its slots already released): a chunk that it linked is unlinked again and
+    becomes the spare (or is freed when there already is one)."""
+    cdef Chunk* c = d.back.c
+    cdef Chunk* t
+    if d.back.p == c.data:
+        t = c.prev
+        t.next = NULL
+        d.back.c = t
+        d.back.p = t.end - W
+        if d.spare == NULL:
+            d.spare = c
+        else:
+            free(c)
+            d.nchunks -= 1
+    else:
+        d.back.p -= W
+    d.n -= 1
 
 
 cdef int st_insert_g(State* s, object v, object comb) except -1:
     cdef Slot* slot
-    st_check_g(s)
     s.count += 1
-    agg = comb(pi_b_g(s), v)
+    agg = comb(pi_b_g(s), v)  # before the push: a raise here changes nothing
     slot = dq_push(&s.d, 2)
     if slot == NULL:
         raise MemoryError()
     slot_put(&slot[0], v)
     slot_put(&slot[1], agg)
-    s.broken = True
-    st_fixup_g(s, comb)
-    s.broken = False
+    try:
+        st_fixup_g(s, s.d.front, comb)
+    except BaseException:
+        slot_clear(&slot[0])  # fixup changed nothing: drop the pushed element
+        slot_clear(&slot[1])
+        dq_unpush(&s.d, 2)
+        raise
     return 0
 
 
 cdef int st_evict_g(State* s, object comb) except -1:
-    st_check_g(s)
-    s.broken = True
-    slot_clear(&s.d.front.p[0])
-    slot_clear(&s.d.front.p[1])
+    cdef PyObject* val
+    cdef PyObject* agg
+    st_fixup_g(s, p_inc(s.d.front, 2), comb)  # raises before any change
+    val = s.d.front.p[0].o
+    agg = s.d.front.p[1].o
+    s.d.front.p[0].o = NULL
+    s.d.front.p[1].o = NULL
     dq_pop(&s.d, 2)
-    st_fixup_g(s, comb)
-    s.broken = False
+    Py_XDECREF(val)  # released after the pop (a value's __del__ sees a consistent state)
+    Py_XDECREF(agg)
     return 0
 
 
@@ -268,8 +305,9 @@ DABA SWAG (id ``daba``), compiled: worst-case O(1) ⊗ per operation, 2n partial
     (paper 000 §5, Theorem 5.2).
 
     Typed monoids (``monoid.kind`` in sum/max/min × f64/i64) run without any Python call per ⊗; any other
-    monoid calls ``monoid.combine``. API, snapshots and ``combine_count`` are those of
-    :class:`swagkit.reference.DABA`.
+    monoid calls ``monoid.combine``. API, snapshots, ``combine_count``, exception safety (strong: every ⊗ of an
+    operation is computed before anything changes) and the re-entry guard are those of
+    :class:`swagkit.reference.DABA`; copies and pickles go by snapshot.
     """
 
     cdef State st
@@ -281,9 +319,11 @@ DABA SWAG (id ``daba``), compiled: worst-case O(1) ⊗ per operation, 2n partial
     cdef object _lower
 
     algorithm = "daba"
+    exception_safety = "strong"
 
     def __cinit__(self, monoid):
         cdef Slot one
+        monoid = _as_monoid(monoid, "daba")
         self.kind = choose_kind(monoid, &one)
         self.monoid = monoid
         self._combine = monoid.combine
@@ -299,88 +339,193 @@ DABA SWAG (id ``daba``), compiled: worst-case O(1) ⊗ per operation, 2n partial
     def __dealloc__(self):
         st_free(&self.st, self.kind)
 
-    def query(self) -> Any:
+    cdef inline int _enter(self, str operation) except -1:
+        """The re-entry guard: refuse a call while another one of this structure runs (before any change)."""
+        if self.st.busy:
+            raise _reentered("daba", operation)
+        self.st.busy = True
+        return 0
+
+    def query(self) -> Out:
         """``ΠF ⊗ ΠB``, lowered. One ⊗."""
         cdef Slot r
-        if self.kind != K_GENERIC:
-            r = st_query_t(&self.st, self.kind)
+        self._enter("query")
+        try:
+            if self.kind != K_GENERIC:
+                r = st_query_t(&self.st, self.kind)
+                result = box(self.kind, r)
+            else:
+                result = st_query_g(&self.st, self._combine)
             if self.lower_id:
-                return box(self.kind, r)
-            return self._lower(box(self.kind, r))
-        return self._lower(st_query_g(&self.st, self._combine))
+                return result
+            return self._lower(result)
+        finally:
+            self.st.busy = False
 
-    def insert(self, value: Any) -> None:
+    def insert(self, value: In) -> None:
         """``deque.pushBack(v, ΠB ⊗ v); E ← E + 1; fixup()``. At most 4 ⊗.
 
         Typed kinds validate ``value`` like ``as_f64``/``as_i64`` before anything changes."""
         cdef Slot v
-        if self.kind != K_GENERIC:
-            to_slot(self.kind, value, &v)
-            if st_insert_t(&self.st, v, self.kind) < 0:
-                raise MemoryError()
-        else:
-            st_insert_g(&self.st, self._lift(value), self._combine)
+        self._enter("insert")
+        try:
+            if self.kind != K_GENERIC:
+                to_slot(self.kind, value, &v)
+                if st_insert_t(&self.st, v, self.kind) < 0:
+                    raise MemoryError()
+            else:
+                st_insert_g(&self.st, self._lift(value), self._combine)
+        finally:
+            self.st.busy = False
 
     def evict(self) -> None:
         """``F ← F + 1; deque.popFront(); fixup()``. At most 3 ⊗. Raises ``EmptyWindowError`` when empty."""
-        if self.st.d.n == 0:
-            raise EmptyWindowError("daba: evict() on an empty window")
-        if self.kind != K_GENERIC:
-            st_evict_t(&self.st, self.kind)
-        else:
-            st_evict_g(&self.st, self._combine)
+        self._enter("evict")
+        try:
+            if self.st.d.n == 0:
+                raise EmptyWindowError("daba: evict() on an empty window")
+            if self.kind != K_GENERIC:
+                st_evict_t(&self.st, self.kind)
+            else:
+                st_evict_g(&self.st, self._combine)
+        finally:
+            self.st.busy = False
 
     def __len__(self) -> int:
         return self.st.d.n
 
     def insert_many(self, values: Iterable[In]) -> None:
         """Insert each of ``values`` in order (same ⊗ sequence as that many ``insert`` calls); the loop runs in
-        C, over the raw buffer for ``array.array``/``memoryview`` input of a typed kind."""
-        if self.kind != K_GENERIC:
-            _insert_many_typed(&self.st, self.kind, values)
-            return
-        lift = self._lift
-        comb = self._combine
-        for x in values:
-            st_insert_g(&self.st, lift(x), comb)
+        C, over the raw buffer for ``array.array``/``memoryview``/numpy input of a typed kind. Every value is
+        validated (lifted) first, so a refused one changes nothing; if ``combine`` raises at the j-th
+        insertion, the first j stay inserted and the exception's note says so."""
+        cdef Py_ssize_t j = 0
+        self._enter("insert_many")
+        try:
+            if self.kind != K_GENERIC:
+                _insert_many_typed(&self.st, self.kind, values)
+                return
+            lift = self._lift
+            comb = self._combine
+            lifted = [lift(x) for x in values]
+            try:
+                for v in lifted:
+                    st_insert_g(&self.st, v, comb)
+                    j += 1
+            except BaseException as err:
+                err.add_note(f"swagkit daba: insert_many inserted {j} of {len(lifted)} values")
+                raise
+        finally:
+            self.st.busy = False
 
     def evict_many(self, count: int) -> None:
         """Evict the ``count`` oldest values in a C loop. Raises ``EmptyWindowError`` (evicting nothing) when
-        fewer than ``count`` are held and ``ValueError`` for a negative count."""
-        cdef Py_ssize_t i, k
-        if count < 0:
-            raise ValueError("evict_many: count must be non-negative")
-        if count > self.st.d.n:
-            raise EmptyWindowError(f"daba: evict_many({count}) on a window of {self.st.d.n}")
-        k = count
-        if self.kind != K_GENERIC:
-            for i in range(k):
-                st_evict_t(&self.st, self.kind)
-        else:
-            for i in range(k):
-                st_evict_g(&self.st, self._combine)
+        fewer than ``count`` are held, ``ValueError``/``TypeError`` for a negative or non-integer count. If
+        ``combine`` raises at the j-th eviction, the first j stay evicted (the exception's note says so)."""
+        cdef Py_ssize_t j = 0, k
+        self._enter("evict_many")
+        try:
+            wanted = _check_count(count)  # a Python int: 2**70 is too many, not an overflow
+            if wanted > self.st.d.n:
+                raise EmptyWindowError(f"daba: evict_many({wanted}) on a window of {self.st.d.n}")
+            k = wanted
+            if self.kind != K_GENERIC:
+                for j in range(k):
+                    st_evict_t(&self.st, self.kind)
+                return
+            try:
+                while j < k:
+                    st_evict_g(&self.st, self._combine)
+                    j += 1
+            except BaseException as err:
+                err.add_note(f"swagkit daba: evict_many evicted {j} of {k} values")
+                raise
+        finally:
+            self.st.busy = False
 
     def snapshot(self) -> DABAState:
         """:class:`~swagkit.spec.snapshots.DABAState`, pointers as offsets from F, values as Python
         objects."""
         cdef Deque* d = &self.st.d
-        cdef Ptr p = d.front
-        vals = []
-        aggs = []
-        while p.p != d.back.p:
-            vals.append(self._val(p.p[0]))
-            aggs.append(self._val(p.p[1]))
-            p = p_inc(p, 2)
-        return DABAState(
-            vals=tuple(vals),
-            aggs=tuple(aggs),
-            F=0,
-            L=p_off(d, self.st.L, 2),
-            R=p_off(d, self.st.R, 2),
-            A=p_off(d, self.st.A, 2),
-            B=p_off(d, self.st.B, 2),
-            E=p_off(d, d.back, 2),
-        )
+        cdef Ptr p
+        self._enter("snapshot")
+        try:
+            p = d.front
+            vals = []
+            aggs = []
+            while p.p != d.back.p:
+                vals.append(self._val(p.p[0]))
+                aggs.append(self._val(p.p[1]))
+                p = p_inc(p, 2)
+            return DABAState(
+                vals=tuple(vals),
+                aggs=tuple(aggs),
+                F=0,
+                L=p_off(d, self.st.L, 2),
+                R=p_off(d, self.st.R, 2),
+                A=p_off(d, self.st.A, 2),
+                B=p_off(d, self.st.B, 2),
+                E=p_off(d, d.back, 2),
+            )
+        finally:
+            self.st.busy = False
+
+    @classmethod
+    def _from_snapshot(cls, monoid, snapshot):
+        """The aggregator whose :meth:`snapshot` is ``snapshot`` (copying and pickling; no ⊗ call). The shape is
+        checked first (``F = 0 ≤ L ≤ R ≤ A ≤ B ≤ E = n`` with DABA's size invariants, else
+        ``ValueError``/``TypeError``); typed values are validated like ``insert``."""
+        cdef DABA agg
+        cdef State* s
+        cdef Slot* slot
+        cdef Slot x, y
+        cdef Py_ssize_t i, k, oL, oR, oA, oB
+        _check_snapshot(snapshot)
+        agg = cls(monoid)
+        s = &agg.st
+        oL, oR, oA, oB = snapshot.L, snapshot.R, snapshot.A, snapshot.B
+        for i, (val, a) in enumerate(zip(snapshot.vals, snapshot.aggs)):
+            agg._store(&x, val)  # validated before the slots exist (nothing half-written on a refusal)
+            try:
+                agg._store(&y, a)
+            except BaseException:
+                agg._release(&x)
+                raise
+            slot = dq_push(&s.d, 2)
+            if slot == NULL:
+                agg._release(&x)
+                agg._release(&y)
+                raise MemoryError()
+            slot[0] = x
+            slot[1] = y
+            k = i + 1  # pointers at offset k address the current end (offset 0: the front, as initialized)
+            if oL == k:
+                s.L = s.d.back
+            if oR == k:
+                s.R = s.d.back
+            if oA == k:
+                s.A = s.d.back
+            if oB == k:
+                s.B = s.d.back
+        return agg
+
+    cdef int _store(self, Slot* slot, object x) except -1:
+        """``*slot ← x`` for an empty slot (typed kinds: validated like ``insert``; generic: a new reference)."""
+        if self.kind != K_GENERIC:
+            restore_slot(self.kind, x, slot)
+        else:
+            slot_put(slot, x)
+        return 0
+
+    cdef void _release(self, Slot* slot) noexcept:
+        if self.kind == K_GENERIC:
+            slot_clear(slot)
+
+    def __reduce__(self):
+        return (_restore, (type(self), self.monoid, {}, self.snapshot(), self.st.count))
+
+    def __copy__(self):
+        return _restore(type(self), self.monoid, {}, self.snapshot(), self.st.count)
 
     cdef object _val(self, Slot v):
         if self.kind != K_GENERIC:

@@ -8,12 +8,23 @@ singleton, [flip], shift or shrink after each insert and evict.
 Complexity (Theorem 6.2): n+2 stored partial aggregates; worst-case ⊗ per operation: query 1, insert 3, evict 2
 (on average 2 per insert and 1 per evict); pointer operations worst-case O(1) on a chunked array
 (Definition 1). Typed kinds store 8 bytes per element in chunks of 512 (plus one spare chunk).
+
+Exception safety: *strong*, like the reference. Every operation makes O(1) ⊗ calls and the generic path computes
+them all before it changes anything: ``insert`` computes ``aggB ⊗ v`` before the push; ``fixup`` works out its
+case on local copies of the pointers and of ``aggRA``/``aggB``, and computes shrink's two ⊗ before it writes
+``*L`` and ``*(A−1)`` and moves the pointers; ``evict`` pops the front only after ``fixup`` has returned, and
+``insert`` undoes its push if ``fixup`` raises. No transient memory. Typed kinds cannot fail mid-operation. Every
+public method that reads the state or calls user code takes the re-entry guard (``busy``) first -- before
+insert's first ⊗ --, so a re-entrant or concurrent call raises ``ReentrantCallError`` before anything changes;
+the structure is not thread-safe. Copies and pickles go by snapshot.
 """
 
 include "_common.pxi"
 
-from swagkit.spec.errors import SwagkitError
 from swagkit.spec.snapshots import DABALiteState
+from swagkit.spec.monoid import as_monoid as _as_monoid
+from swagkit.reference._guard import check_count as _check_count, reentered as _reentered, restore as _restore
+from swagkit.reference.daba_lite import check_snapshot as _check_snapshot
 
 cdef enum:
     C_NONE = 0
@@ -36,7 +47,7 @@ ctypedef struct State:
     Slot one
     int64_t count
     int last_case
-    bint broken      # generic path: a combine raised half-way through an update (see st_check_g)
+    bint busy        # a public method is running (the re-entry guard: combine/lift/lower/__del__, threads)
 
 
 cdef inline Py_ssize_t st_len(State* s) noexcept nogil:
@@ -55,7 +66,7 @@ cdef int st_init(State* s, int kind, Slot one) noexcept:
     s.aggB = one
     s.count = 0
     s.last_case = C_NONE
-    s.broken = False
+    s.busy = False
     if kind == K_GENERIC:
         Py_XINCREF(one.o)
         Py_XINCREF(one.o)
@@ -140,80 +151,104 @@ cdef inline Slot st_query_t(State* s, int kind) noexcept nogil:
 
 # -------------------------------------------------------------------------------------------------- generic
 
-cdef int st_fixup_g(State* s, object comb) except -1:
+cdef int st_fixup_g(State* s, Ptr F, object aggB, object comb) except -1:
+    """``fixup`` for the window whose front is ``F`` and whose ``aggB`` is ``aggB`` (``evict`` passes F+1 before
+    it pops; ``insert`` its new aggB). The case is worked out on local copies of the pointers and aggregates,
+    and shrink's two ⊗ are computed before any field is written: when ``comb`` raises, nothing has changed."""
     cdef bint flip = False
-    cdef Ptr am1
-    if s.d.front.p == s.B.p:  # singleton
-        s.B = s.d.back
-        s.A = s.d.back
-        s.R = s.d.back
-        s.L = s.d.back
-        slot_set(&s.aggRA, slot_get(s.one))
-        slot_set(&s.aggB, slot_get(s.one))
+    cdef Ptr L = s.L, R = s.R, A = s.A, B = s.B, E = s.d.back, am1
+    one = slot_get(s.one)
+    if F.p == B.p:  # singleton
+        s.B = E
+        s.A = E
+        s.R = E
+        s.L = E
+        old_ra = slot_get(s.aggRA)  # released on return, when the state is consistent
+        old_b = slot_get(s.aggB)
+        slot_set(&s.aggRA, one)
+        slot_set(&s.aggB, one)
         s.last_case = C_SINGLETON
         return 0
-    if s.L.p == s.B.p:  # flip
-        s.L = s.d.front
-        s.A = s.d.back
-        s.B = s.d.back
-        slot_set(&s.aggRA, slot_get(s.aggB))
-        slot_set(&s.aggB, slot_get(s.one))
+    aggRA = slot_get(s.aggRA)
+    if L.p == B.p:  # flip
+        L = F
+        A = E
+        B = E
+        aggRA = aggB
+        aggB = one
         flip = True
-    if s.L.p == s.R.p:  # shift
-        s.A = p_inc(s.A, 1)
-        s.R = p_inc(s.R, 1)
-        s.L = p_inc(s.L, 1)
+    if L.p == R.p:  # shift
+        s.A = p_inc(A, 1)
+        s.R = p_inc(R, 1)
+        s.L = p_inc(L, 1)
+        s.B = B
         s.last_case = C_FLIP_SHIFT if flip else C_SHIFT
-    else:  # shrink
+    else:  # shrink: *L ← ΠL ⊗ aggRA; L ← L + 1; *(A−1) ← *(A−1) ⊗ ΠA; A ← A − 1  (A−1 ≠ L)
+        am1 = p_dec(A, 1)
         s.count += 1
-        r = comb(slot_get(s.L.p[0]), slot_get(s.aggRA))
-        slot_set(s.L.p, r)
-        s.L = p_inc(s.L, 1)
-        am1 = p_dec(s.A, 1)
-        pi_a = slot_get(s.one) if s.A.p == s.B.p else slot_get(s.A.p[0])
+        new_l = comb(slot_get(L.p[0]), aggRA)
         s.count += 1
-        r = comb(slot_get(am1.p[0]), pi_a)
-        slot_set(am1.p, r)
+        new_am1 = comb(slot_get(am1.p[0]), one if A.p == B.p else slot_get(A.p[0]))
+        old_l = slot_get(L.p[0])  # every ⊗ returned: commit
+        slot_set(L.p, new_l)
+        old_am1 = slot_get(am1.p[0])
+        slot_set(am1.p, new_am1)
+        s.L = p_inc(L, 1)
+        s.R = R
         s.A = am1
+        s.B = B
         s.last_case = C_FLIP_SHRINK if flip else C_SHRINK
+    old_ra = slot_get(s.aggRA)
+    old_b = slot_get(s.aggB)
+    slot_set(&s.aggRA, aggRA)
+    slot_set(&s.aggB, aggB)
     return 0
 
 
-cdef int st_check_g(State* s) except -1:
-    """A combine that raises half-way through ``fixup`` leaves the pointers breaking the size invariants; going on
-    from there could move a pointer out of the deque (the reference would compute garbage or fail an assertion),
-    so the compiled generic path refuses further updates instead."""
-    if s.broken:
-        raise SwagkitError(
-            "daba_lite: a combine call raised during an earlier insert/evict (or re-entered one); the aggregator "
-            "is inconsistent and can no longer be updated"
-        )
-    return 0
+cdef inline void dq_unpush(Deque* d, int W) noexcept nogil:
+    """Undo the last ``dq_push`` (its slots already released): a chunk that it linked is unlinked again and
+    becomes the spare (or is freed when there already is one)."""
+    cdef Chunk* c = d.back.c
+    cdef Chunk* t
+    if d.back.p == c.data:
+        t = c.prev
+        t.next = NULL
+        d.back.c = t
+        d.back.p = t.end - W
+        if d.spare == NULL:
+            d.spare = c
+        else:
+            free(c)
+            d.nchunks -= 1
+    else:
+        d.back.p -= W
+    d.n -= 1
 
 
 cdef int st_insert_g(State* s, object v, object comb) except -1:
     cdef Slot* slot
-    st_check_g(s)
     s.count += 1
-    r = comb(slot_get(s.aggB), v)  # before the push (no ⊗ in between): a raise here changes nothing
+    r = comb(slot_get(s.aggB), v)  # line 9 before the push (no ⊗ in between): a raise here changes nothing
     slot = dq_push(&s.d, 1)
     if slot == NULL:
         raise MemoryError()
     slot_put(slot, v)
-    slot_set(&s.aggB, r)
-    s.broken = True
-    st_fixup_g(s, comb)
-    s.broken = False
+    try:
+        st_fixup_g(s, s.d.front, r, comb)  # commits aggB (r, or its successor after a flip/singleton)
+    except BaseException:
+        slot_clear(slot)  # fixup changed nothing: drop the pushed value
+        dq_unpush(&s.d, 1)
+        raise
     return 0
 
 
 cdef int st_evict_g(State* s, object comb) except -1:
-    st_check_g(s)
-    s.broken = True
-    slot_clear(s.d.front.p)
+    cdef PyObject* old
+    st_fixup_g(s, p_inc(s.d.front, 1), slot_get(s.aggB), comb)  # raises before any change
+    old = s.d.front.p[0].o
+    s.d.front.p[0].o = NULL
     dq_pop(&s.d, 1)
-    st_fixup_g(s, comb)
-    s.broken = False
+    Py_XDECREF(old)  # released after the pop (a value's __del__ sees a consistent state)
     return 0
 
 
@@ -234,8 +269,9 @@ DABA Lite SWAG (id ``daba_lite``), compiled: worst-case O(1) ⊗ per operation, 
     (paper 000 §6, Theorem 6.2).
 
     Typed monoids (``monoid.kind`` in sum/max/min × f64/i64) run without any Python call per ⊗; any other
-    monoid calls ``monoid.combine``. API, snapshots and ``combine_count`` are those of
-    :class:`swagkit.reference.DABALite`.
+    monoid calls ``monoid.combine``. API, snapshots, ``combine_count``, exception safety (strong: every ⊗ of an
+    operation is computed before anything changes) and the re-entry guard are those of
+    :class:`swagkit.reference.DABALite`; copies and pickles go by snapshot.
     """
 
     cdef State st
@@ -247,9 +283,11 @@ DABA Lite SWAG (id ``daba_lite``), compiled: worst-case O(1) ⊗ per operation, 
     cdef object _lower
 
     algorithm = "daba_lite"
+    exception_safety = "strong"
 
     def __cinit__(self, monoid):
         cdef Slot one
+        monoid = _as_monoid(monoid, "daba_lite")
         self.kind = choose_kind(monoid, &one)
         self.monoid = monoid
         self._combine = monoid.combine
@@ -265,87 +303,196 @@ DABA Lite SWAG (id ``daba_lite``), compiled: worst-case O(1) ⊗ per operation, 
     def __dealloc__(self):
         st_free(&self.st, self.kind)
 
-    def query(self) -> Any:
+    cdef inline int _enter(self, str operation) except -1:
+        """The re-entry guard: refuse a call while another one of this structure runs (before any change)."""
+        if self.st.busy:
+            raise _reentered("daba_lite", operation)
+        self.st.busy = True
+        return 0
+
+    def query(self) -> Out:
         """``ΠF ⊗ aggB``, lowered. One ⊗."""
         cdef Slot r
-        if self.kind != K_GENERIC:
-            r = st_query_t(&self.st, self.kind)
+        self._enter("query")
+        try:
+            if self.kind != K_GENERIC:
+                r = st_query_t(&self.st, self.kind)
+                result = box(self.kind, r)
+            else:
+                result = st_query_g(&self.st, self._combine)
             if self.lower_id:
-                return box(self.kind, r)
-            return self._lower(box(self.kind, r))
-        return self._lower(st_query_g(&self.st, self._combine))
+                return result
+            return self._lower(result)
+        finally:
+            self.st.busy = False
 
-    def insert(self, value: Any) -> None:
-        """``deque.pushBack(v); E ← E + 1; aggB ← aggB ⊗ v; fixup()``. At most 3 ⊗.
+    def insert(self, value: In) -> None:
+        """``deque.pushBack(v); E ← E + 1; aggB ← aggB ⊗ v; fixup()``. At most 3 ⊗ (the guard is taken before
+        the first).
 
         Typed kinds validate ``value`` like ``as_f64``/``as_i64`` before anything changes."""
         cdef Slot v
-        if self.kind != K_GENERIC:
-            to_slot(self.kind, value, &v)
-            if st_insert_t(&self.st, v, self.kind) < 0:
-                raise MemoryError()
-        else:
-            st_insert_g(&self.st, self._lift(value), self._combine)
+        self._enter("insert")
+        try:
+            if self.kind != K_GENERIC:
+                to_slot(self.kind, value, &v)
+                if st_insert_t(&self.st, v, self.kind) < 0:
+                    raise MemoryError()
+            else:
+                st_insert_g(&self.st, self._lift(value), self._combine)
+        finally:
+            self.st.busy = False
 
     def evict(self) -> None:
         """``F ← F + 1; deque.popFront(); fixup()``. At most 2 ⊗. Raises ``EmptyWindowError`` when empty."""
-        if self.st.d.n == 0:
-            raise EmptyWindowError("daba_lite: evict() on an empty window")
-        if self.kind != K_GENERIC:
-            st_evict_t(&self.st, self.kind)
-        else:
-            st_evict_g(&self.st, self._combine)
+        self._enter("evict")
+        try:
+            if self.st.d.n == 0:
+                raise EmptyWindowError("daba_lite: evict() on an empty window")
+            if self.kind != K_GENERIC:
+                st_evict_t(&self.st, self.kind)
+            else:
+                st_evict_g(&self.st, self._combine)
+        finally:
+            self.st.busy = False
 
     def __len__(self) -> int:
         return self.st.d.n
 
     def insert_many(self, values: Iterable[In]) -> None:
         """Insert each of ``values`` in order (same ⊗ sequence as that many ``insert`` calls); the loop runs in
-        C, over the raw buffer for ``array.array``/``memoryview`` input of a typed kind."""
-        if self.kind != K_GENERIC:
-            _insert_many_typed(&self.st, self.kind, values)
-            return
-        lift = self._lift
-        comb = self._combine
-        for x in values:
-            st_insert_g(&self.st, lift(x), comb)
+        C, over the raw buffer for ``array.array``/``memoryview``/numpy input of a typed kind. Every value is
+        validated (lifted) first, so a refused one changes nothing; if ``combine`` raises at the j-th
+        insertion, the first j stay inserted and the exception's note says so."""
+        cdef Py_ssize_t j = 0
+        self._enter("insert_many")
+        try:
+            if self.kind != K_GENERIC:
+                _insert_many_typed(&self.st, self.kind, values)
+                return
+            lift = self._lift
+            comb = self._combine
+            lifted = [lift(x) for x in values]
+            try:
+                for v in lifted:
+                    st_insert_g(&self.st, v, comb)
+                    j += 1
+            except BaseException as err:
+                err.add_note(f"swagkit daba_lite: insert_many inserted {j} of {len(lifted)} values")
+                raise
+        finally:
+            self.st.busy = False
 
     def evict_many(self, count: int) -> None:
         """Evict the ``count`` oldest values in a C loop. Raises ``EmptyWindowError`` (evicting nothing) when
-        fewer than ``count`` are held and ``ValueError`` for a negative count."""
-        cdef Py_ssize_t i, k
-        if count < 0:
-            raise ValueError("evict_many: count must be non-negative")
-        if count > self.st.d.n:
-            raise EmptyWindowError(f"daba_lite: evict_many({count}) on a window of {self.st.d.n}")
-        k = count
-        if self.kind != K_GENERIC:
-            for i in range(k):
-                st_evict_t(&self.st, self.kind)
-        else:
-            for i in range(k):
-                st_evict_g(&self.st, self._combine)
+        fewer than ``count`` are held, ``ValueError``/``TypeError`` for a negative or non-integer count. If
+        ``combine`` raises at the j-th eviction, the first j stay evicted (the exception's note says so)."""
+        cdef Py_ssize_t j = 0, k
+        self._enter("evict_many")
+        try:
+            wanted = _check_count(count)  # a Python int: 2**70 is too many, not an overflow
+            if wanted > self.st.d.n:
+                raise EmptyWindowError(f"daba_lite: evict_many({wanted}) on a window of {self.st.d.n}")
+            k = wanted
+            if self.kind != K_GENERIC:
+                for j in range(k):
+                    st_evict_t(&self.st, self.kind)
+                return
+            try:
+                while j < k:
+                    st_evict_g(&self.st, self._combine)
+                    j += 1
+            except BaseException as err:
+                err.add_note(f"swagkit daba_lite: evict_many evicted {j} of {k} values")
+                raise
+        finally:
+            self.st.busy = False
 
     def snapshot(self) -> DABALiteState:
         """:class:`~swagkit.spec.snapshots.DABALiteState`, pointers as offsets from F, values as Python
         objects."""
         cdef Deque* d = &self.st.d
-        cdef Ptr p = d.front
-        items = []
-        while p.p != d.back.p:
-            items.append(self._val(p.p[0]))
-            p = p_inc(p, 1)
-        return DABALiteState(
-            deque=tuple(items),
-            F=0,
-            L=p_off(d, self.st.L, 1),
-            R=p_off(d, self.st.R, 1),
-            A=p_off(d, self.st.A, 1),
-            B=p_off(d, self.st.B, 1),
-            E=p_off(d, d.back, 1),
-            aggRA=self._val(self.st.aggRA),
-            aggB=self._val(self.st.aggB),
-        )
+        cdef Ptr p
+        self._enter("snapshot")
+        try:
+            p = d.front
+            items = []
+            while p.p != d.back.p:
+                items.append(self._val(p.p[0]))
+                p = p_inc(p, 1)
+            return DABALiteState(
+                deque=tuple(items),
+                F=0,
+                L=p_off(d, self.st.L, 1),
+                R=p_off(d, self.st.R, 1),
+                A=p_off(d, self.st.A, 1),
+                B=p_off(d, self.st.B, 1),
+                E=p_off(d, d.back, 1),
+                aggRA=self._val(self.st.aggRA),
+                aggB=self._val(self.st.aggB),
+            )
+        finally:
+            self.st.busy = False
+
+    @classmethod
+    def _from_snapshot(cls, monoid, snapshot):
+        """The aggregator whose :meth:`snapshot` is ``snapshot`` (copying and pickling; no ⊗ call). The shape is
+        checked first (``F = 0 ≤ L ≤ R ≤ A ≤ B ≤ E = len(deque)`` with DABA Lite's size invariants, else
+        ``ValueError``/``TypeError``); typed values are validated like ``insert``."""
+        cdef DABALite agg
+        cdef State* s
+        cdef Slot* slot
+        cdef Slot x, y
+        cdef Py_ssize_t i, k, oL, oR, oA, oB
+        _check_snapshot(snapshot)
+        agg = cls(monoid)
+        s = &agg.st
+        oL, oR, oA, oB = snapshot.L, snapshot.R, snapshot.A, snapshot.B
+        for i, val in enumerate(snapshot.deque):
+            agg._store(&x, val)  # validated before the slot exists (nothing half-written on a refusal)
+            slot = dq_push(&s.d, 1)
+            if slot == NULL:
+                agg._release(&x)
+                raise MemoryError()
+            slot[0] = x
+            k = i + 1  # pointers at offset k address the current end (offset 0: the front, as initialized)
+            if oL == k:
+                s.L = s.d.back
+            if oR == k:
+                s.R = s.d.back
+            if oA == k:
+                s.A = s.d.back
+            if oB == k:
+                s.B = s.d.back
+        agg._store(&x, snapshot.aggRA)
+        try:
+            agg._store(&y, snapshot.aggB)
+        except BaseException:
+            agg._release(&x)
+            raise
+        agg._release(&s.aggRA)
+        s.aggRA = x
+        agg._release(&s.aggB)
+        s.aggB = y
+        return agg
+
+    cdef int _store(self, Slot* slot, object x) except -1:
+        """``*slot ← x`` for an empty slot (typed kinds: validated like ``insert``; generic: a new reference)."""
+        if self.kind != K_GENERIC:
+            restore_slot(self.kind, x, slot)
+        else:
+            slot_put(slot, x)
+        return 0
+
+    cdef void _release(self, Slot* slot) noexcept:
+        if self.kind == K_GENERIC:
+            slot_clear(slot)
+
+    def __reduce__(self):
+        return (_restore, (type(self), self.monoid, {}, self.snapshot(), self.st.count))
+
+    def __copy__(self):
+        return _restore(type(self), self.monoid, {}, self.snapshot(), self.st.count)
 
     cdef object _val(self, Slot v):
         if self.kind != K_GENERIC:

@@ -8,9 +8,11 @@ from swagkit.spec.snapshots import TwoStacksLiteState
 In = TypeVar("In")
 
 class TwoStacksLite:
-    """Two-Stacks Lite (paper 000 §4), compiled; same API, snapshots and ``combine_count`` as ``swagkit.reference.TwoStacksLite``."""
+    """Two-Stacks Lite (paper 000 §4), compiled; same API, snapshots, ``combine_count``, exception safety, re-entry guard and copy/pickle as ``swagkit.reference.TwoStacksLite``."""
 
     algorithm: ClassVar[str]
+    #: ``"strong"``: a raising ``combine`` leaves the structure exactly as before the operation
+    exception_safety: ClassVar[str]
     @property
     def monoid(self) -> Monoid[Any, Any, Any]: ...
     combine_count: int
@@ -22,6 +24,11 @@ class TwoStacksLite:
     def insert_many(self, values: Iterable[In]) -> None: ...
     def evict_many(self, count: int) -> None: ...
     def snapshot(self) -> TwoStacksLiteState: ...
+    @classmethod
+    def _from_snapshot(cls, monoid: Monoid[Any, Any, Any], snapshot: TwoStacksLiteState) -> "TwoStacksLite":
+        """The structure whose snapshot is ``snapshot`` (``ValueError``/``TypeError`` for a malformed one)."""
+    def __reduce__(self) -> tuple[Any, ...]: ...
+    def __copy__(self) -> "TwoStacksLite": ...
     def _memory_bytes(self) -> int | None:
         """Bytes malloc'd for the element storage (None for the pure-Python fallback)."""
     def __repr__(self) -> str: ...

@@ -8,12 +8,22 @@ their aggregate in ``aggB``. Evicting from an empty lF flips lB in place.
 Complexity (Theorem 4.2): n+1 stored partial aggregates; ``query`` and ``insert`` invoke ⊗ exactly once;
 ``evict`` at most n times and amortized once. Pointer operations are worst-case O(1) on a chunked array
 (Definition 1). Typed kinds store 8 bytes per element in chunks of 512 (plus one spare chunk).
+
+Exception safety: *strong*, like the reference. ``insert`` computes ``aggB ⊗ v`` before it pushes ``v``; the
+generic flip computes lB's suffix aggregates aside (a transient list of up to n−1 references, freed when
+``evict`` returns) and writes them into the deque only when its last ⊗ has returned. Typed kinds cannot fail
+mid-operation (their flip stays in place, no extra memory). Every public method that reads the state or calls
+user code takes the re-entry guard (``busy``) first, so a re-entrant or concurrent call raises
+``ReentrantCallError`` before anything changes; the structure is not thread-safe. Copies and pickles go by
+snapshot.
 """
 
 include "_common.pxi"
 
-from swagkit.spec.errors import SwagkitError
 from swagkit.spec.snapshots import TwoStacksLiteState
+from swagkit.spec.monoid import as_monoid as _as_monoid
+from swagkit.reference._guard import check_count as _check_count, reentered as _reentered, restore as _restore
+from swagkit.reference.two_stacks_lite import check_snapshot as _check_snapshot
 
 ctypedef struct State:
     Deque d          # d.front is F, d.back is E
@@ -21,7 +31,7 @@ ctypedef struct State:
     Slot aggB
     Slot one
     int64_t count
-    bint busy        # generic path: inside an update (guards against re-entry from combine/__del__)
+    bint busy        # a public method is running (the re-entry guard: combine/lift/lower/__del__, threads)
 
 
 cdef inline Py_ssize_t st_len(State* s) noexcept nogil:
@@ -92,47 +102,57 @@ cdef inline Slot st_query_t(State* s, int kind) noexcept nogil:
 
 
 # -------------------------------------------------------------------------------------------------- generic
+# The callers hold the re-entry guard (``busy``) around these; each leaves the state exactly as it was when
+# ``comb`` raises (strong exception safety, like the reference).
 
-cdef int st_enter_g(State* s) except -1:
-    if s.busy:
-        raise SwagkitError("two_stacks_lite: insert/evict re-entered from a combine call")
-    s.busy = True
-    return 0
+cdef inline void st_pop_g(State* s) noexcept:
+    """Pop the front and only then release its reference (a value's ``__del__`` sees a consistent state)."""
+    cdef PyObject* old = s.d.front.p[0].o
+    s.d.front.p[0].o = NULL
+    dq_pop(&s.d, 1)
+    Py_XDECREF(old)
 
 
 cdef int st_insert_g(State* s, object v, object comb) except -1:
-    cdef Slot* slot = dq_push(&s.d, 1)
-    st_enter_g(s)
-    try:
-        if slot == NULL:
-            raise MemoryError()
-        slot_put(slot, v)
+    cdef Slot* slot
+    s.count += 1
+    r = comb(slot_get(s.aggB), v)  # line 5 before the push (no ⊗ in between): a raise here changes nothing
+    slot = dq_push(&s.d, 1)
+    if slot == NULL:
+        raise MemoryError()
+    slot_put(slot, v)
+    slot_set(&s.aggB, r)
+    return 0
+
+
+cdef int st_flip_g(State* s, object comb) except -1:
+    """Flip (lines 10–15): ``*I ← *I ⊗ *(I+1)`` for I = E−2 … F. Each ⊗ reads the previous result, so the
+    results go to a list first (up to n−1 references) and into the deque only once the last ⊗ returned."""
+    cdef Ptr i = p_dec(s.d.back, 1)
+    cdef Py_ssize_t k
+    acc = slot_get(i.p[0])
+    suffixes = []
+    while i.p != s.d.front.p:
+        i = p_dec(i, 1)
         s.count += 1
-        r = comb(slot_get(s.aggB), v)
-        slot_set(&s.aggB, r)
-    finally:
-        s.busy = False
+        acc = comb(slot_get(i.p[0]), acc)
+        suffixes.append(acc)
+    i = p_dec(s.d.back, 1)  # every ⊗ returned: commit; the list takes the overwritten values, released on
+    for k in range(len(suffixes)):  # return (when the state is consistent again)
+        i = p_dec(i, 1)
+        old = slot_get(i.p[0])
+        slot_set(i.p, suffixes[k])
+        suffixes[k] = old
+    old = slot_get(s.aggB)
+    s.B = s.d.back
+    slot_set(&s.aggB, slot_get(s.one))
     return 0
 
 
 cdef int st_evict_g(State* s, object comb) except -1:
-    cdef Ptr i, nxt
-    st_enter_g(s)
-    try:
-        if s.d.front.p == s.B.p and s.B.p != s.d.back.p:  # flip
-            i = p_dec(s.d.back, 1)
-            while i.p != s.d.front.p:
-                nxt = i
-                i = p_dec(i, 1)
-                s.count += 1
-                r = comb(slot_get(i.p[0]), slot_get(nxt.p[0]))
-                slot_set(i.p, r)
-            s.B = s.d.back
-            slot_set(&s.aggB, slot_get(s.one))
-        slot_clear(s.d.front.p)
-        dq_pop(&s.d, 1)
-    finally:
-        s.busy = False
+    if s.d.front.p == s.B.p and s.B.p != s.d.back.p:
+        st_flip_g(s, comb)
+    st_pop_g(s)
     return 0
 
 
@@ -153,8 +173,9 @@ Two-Stacks Lite SWAG (id ``two_stacks_lite``), compiled: amortized O(1), worst-c
     n+1 partial aggregates (paper 000 §4, Theorem 4.2).
 
     Typed monoids (``monoid.kind`` in sum/max/min × f64/i64) run without any Python call per ⊗; any other
-    monoid calls ``monoid.combine``. API, snapshots and ``combine_count`` are those of
-    :class:`swagkit.reference.TwoStacksLite`.
+    monoid calls ``monoid.combine``. API, snapshots, ``combine_count``, exception safety (strong: the flip
+    computes its suffix aggregates aside, up to n−1 transient references, before writing them) and the
+    re-entry guard are those of :class:`swagkit.reference.TwoStacksLite`; copies and pickles go by snapshot.
     """
 
     cdef State st
@@ -166,9 +187,11 @@ Two-Stacks Lite SWAG (id ``two_stacks_lite``), compiled: amortized O(1), worst-c
     cdef object _lower
 
     algorithm = "two_stacks_lite"
+    exception_safety = "strong"
 
     def __cinit__(self, monoid):
         cdef Slot one
+        monoid = _as_monoid(monoid, "two_stacks_lite")
         self.kind = choose_kind(monoid, &one)
         self.monoid = monoid
         self._combine = monoid.combine
@@ -184,84 +207,179 @@ Two-Stacks Lite SWAG (id ``two_stacks_lite``), compiled: amortized O(1), worst-c
     def __dealloc__(self):
         st_free(&self.st, self.kind)
 
-    def query(self) -> Any:
+    cdef inline int _enter(self, str operation) except -1:
+        """The re-entry guard: refuse a call while another one of this structure runs (before any change)."""
+        if self.st.busy:
+            raise _reentered("two_stacks_lite", operation)
+        self.st.busy = True
+        return 0
+
+    def query(self) -> Out:
         """``ΠF ⊗ aggB``, lowered. One ⊗."""
         cdef Slot r
-        if self.kind != K_GENERIC:
-            r = st_query_t(&self.st, self.kind)
+        self._enter("query")
+        try:
+            if self.kind != K_GENERIC:
+                r = st_query_t(&self.st, self.kind)
+                result = box(self.kind, r)
+            else:
+                result = st_query_g(&self.st, self._combine)
             if self.lower_id:
-                return box(self.kind, r)
-            return self._lower(box(self.kind, r))
-        return self._lower(st_query_g(&self.st, self._combine))
+                return result
+            return self._lower(result)
+        finally:
+            self.st.busy = False
 
-    def insert(self, value: Any) -> None:
-        """Push v onto lB and fold it into aggB. One ⊗.
+    def insert(self, value: In) -> None:
+        """Push v onto lB and fold it into aggB. One ⊗ (computed before the push: a value that ``combine``
+        refuses changes nothing).
 
         Typed kinds validate ``value`` like ``as_f64``/``as_i64`` before anything changes."""
         cdef Slot v
-        if self.kind != K_GENERIC:
-            to_slot(self.kind, value, &v)
-            if st_insert_t(&self.st, v, self.kind) < 0:
-                raise MemoryError()
-        else:
-            st_insert_g(&self.st, self._lift(value), self._combine)
+        self._enter("insert")
+        try:
+            if self.kind != K_GENERIC:
+                to_slot(self.kind, value, &v)
+                if st_insert_t(&self.st, v, self.kind) < 0:
+                    raise MemoryError()
+            else:
+                st_insert_g(&self.st, self._lift(value), self._combine)
+        finally:
+            self.st.busy = False
 
     def evict(self) -> None:
         """Pop the front; if lF is empty, first flip lB into suffix aggregates in place. At most n ⊗, amortized
         one. Raises ``EmptyWindowError`` when empty."""
-        if self.st.d.n == 0:
-            raise EmptyWindowError("two_stacks_lite: evict() on an empty window")
-        if self.kind != K_GENERIC:
-            st_evict_t(&self.st, self.kind)
-        else:
-            st_evict_g(&self.st, self._combine)
+        self._enter("evict")
+        try:
+            if self.st.d.n == 0:
+                raise EmptyWindowError("two_stacks_lite: evict() on an empty window")
+            if self.kind != K_GENERIC:
+                st_evict_t(&self.st, self.kind)
+            else:
+                st_evict_g(&self.st, self._combine)
+        finally:
+            self.st.busy = False
 
     def __len__(self) -> int:
         return self.st.d.n
 
     def insert_many(self, values: Iterable[In]) -> None:
         """Insert each of ``values`` in order (same ⊗ sequence as that many ``insert`` calls); the loop runs in
-        C, over the raw buffer for ``array.array``/``memoryview`` input of a typed kind."""
-        if self.kind != K_GENERIC:
-            _insert_many_typed(&self.st, self.kind, values)
-            return
-        lift = self._lift
-        comb = self._combine
-        for x in values:
-            st_insert_g(&self.st, lift(x), comb)
+        C, over the raw buffer for ``array.array``/``memoryview``/numpy input of a typed kind. Every value is
+        validated (lifted) first, so a refused one changes nothing; if ``combine`` raises at the j-th
+        insertion, the first j stay inserted and the exception's note says so."""
+        cdef Py_ssize_t j = 0
+        self._enter("insert_many")
+        try:
+            if self.kind != K_GENERIC:
+                _insert_many_typed(&self.st, self.kind, values)
+                return
+            lift = self._lift
+            comb = self._combine
+            lifted = [lift(x) for x in values]
+            try:
+                for v in lifted:
+                    st_insert_g(&self.st, v, comb)
+                    j += 1
+            except BaseException as err:
+                err.add_note(f"swagkit two_stacks_lite: insert_many inserted {j} of {len(lifted)} values")
+                raise
+        finally:
+            self.st.busy = False
 
     def evict_many(self, count: int) -> None:
         """Evict the ``count`` oldest values in a C loop. Raises ``EmptyWindowError`` (evicting nothing) when
-        fewer than ``count`` are held and ``ValueError`` for a negative count."""
-        cdef Py_ssize_t i, k
-        if count < 0:
-            raise ValueError("evict_many: count must be non-negative")
-        if count > self.st.d.n:
-            raise EmptyWindowError(f"two_stacks_lite: evict_many({count}) on a window of {self.st.d.n}")
-        k = count
-        if self.kind != K_GENERIC:
-            for i in range(k):
-                st_evict_t(&self.st, self.kind)
-        else:
-            for i in range(k):
-                st_evict_g(&self.st, self._combine)
+        fewer than ``count`` are held, ``ValueError``/``TypeError`` for a negative or non-integer count. If
+        ``combine`` raises at the j-th eviction, the first j stay evicted (the exception's note says so)."""
+        cdef Py_ssize_t j = 0, k
+        self._enter("evict_many")
+        try:
+            wanted = _check_count(count)  # a Python int: 2**70 is too many, not an overflow
+            if wanted > self.st.d.n:
+                raise EmptyWindowError(f"two_stacks_lite: evict_many({wanted}) on a window of {self.st.d.n}")
+            k = wanted
+            if self.kind != K_GENERIC:
+                for j in range(k):
+                    st_evict_t(&self.st, self.kind)
+                return
+            try:
+                while j < k:
+                    st_evict_g(&self.st, self._combine)
+                    j += 1
+            except BaseException as err:
+                err.add_note(f"swagkit two_stacks_lite: evict_many evicted {j} of {k} values")
+                raise
+        finally:
+            self.st.busy = False
 
     def snapshot(self) -> TwoStacksLiteState:
         """:class:`~swagkit.spec.snapshots.TwoStacksLiteState`, pointers as offsets from F, values as Python
         objects."""
         cdef Deque* d = &self.st.d
-        cdef Ptr p = d.front
-        items = []
-        while p.p != d.back.p:
-            items.append(self._val(p.p[0]))
-            p = p_inc(p, 1)
-        return TwoStacksLiteState(
-            deque=tuple(items),
-            F=0,
-            B=p_off(d, self.st.B, 1),
-            E=p_off(d, d.back, 1),
-            aggB=self._val(self.st.aggB),
-        )
+        cdef Ptr p
+        self._enter("snapshot")
+        try:
+            p = d.front
+            items = []
+            while p.p != d.back.p:
+                items.append(self._val(p.p[0]))
+                p = p_inc(p, 1)
+            return TwoStacksLiteState(
+                deque=tuple(items),
+                F=0,
+                B=p_off(d, self.st.B, 1),
+                E=p_off(d, d.back, 1),
+                aggB=self._val(self.st.aggB),
+            )
+        finally:
+            self.st.busy = False
+
+    @classmethod
+    def _from_snapshot(cls, monoid, snapshot):
+        """The aggregator whose :meth:`snapshot` is ``snapshot`` (copying and pickling; no ⊗ call). The shape is
+        checked first (``F = 0 ≤ B ≤ E = len(deque)``, else ``ValueError``/``TypeError``); typed values are
+        validated like ``insert``."""
+        cdef TwoStacksLite agg
+        cdef State* s
+        cdef Slot* slot
+        cdef Slot x
+        cdef Py_ssize_t i, nb
+        _check_snapshot(snapshot)
+        agg = cls(monoid)
+        s = &agg.st
+        nb = snapshot.B
+        for i, val in enumerate(snapshot.deque):
+            agg._store(&x, val)  # validated before the slot exists (nothing half-written on a refusal)
+            slot = dq_push(&s.d, 1)
+            if slot == NULL:
+                agg._release(&x)
+                raise MemoryError()
+            slot[0] = x
+            if i + 1 == nb:
+                s.B = s.d.back
+        agg._store(&x, snapshot.aggB)
+        agg._release(&s.aggB)
+        s.aggB = x
+        return agg
+
+    cdef int _store(self, Slot* slot, object x) except -1:
+        """``*slot ← x`` for an empty slot (typed kinds: validated like ``insert``; generic: a new reference)."""
+        if self.kind != K_GENERIC:
+            restore_slot(self.kind, x, slot)
+        else:
+            slot_put(slot, x)
+        return 0
+
+    cdef void _release(self, Slot* slot) noexcept:
+        if self.kind == K_GENERIC:
+            slot_clear(slot)
+
+    def __reduce__(self):
+        return (_restore, (type(self), self.monoid, {}, self.snapshot(), self.st.count))
+
+    def __copy__(self):
+        return _restore(type(self), self.monoid, {}, self.snapshot(), self.st.count)
 
     cdef object _val(self, Slot v):
         if self.kind != K_GENERIC:

@@ -11,11 +11,15 @@ normalized so that ``0 ≤ slot < CHUNK``. The end pointer ("one past the younge
 because ``push_back`` links the next chunk as soon as a chunk's last slot is written. Every chunk carries a
 sequence number, so pointer differences and order (used only by snapshots and invariants, as the paper allows)
 are O(1) too.
+
+``pop_back`` (undoing a ``push_back``) lets an aggregator roll an insertion back when a later ``⊗`` of the same
+operation raises. Copying and pickling go by contents (a flat list), never through the linked chunks, whose
+recursive object graph would exceed the recursion limit for large deques.
 """
 
 from __future__ import annotations
 
-from typing import Any, Generic, Iterator, TypeVar
+from typing import Any, Generic, Iterable, Iterator, TypeVar
 
 T = TypeVar("T")
 
@@ -127,6 +131,22 @@ class ChunkedDeque(Generic[T]):
             self._tail = nxt
             self._tail_slot = 0
 
+    def pop_back(self) -> None:
+        """Remove the youngest element (undoes :meth:`push_back`). Worst-case O(1): a chunk that ``push_back``
+        linked is unlinked again. Pointers to the removed element or past it are no longer valid."""
+        if self._len == 0:
+            raise IndexError("pop_back on an empty ChunkedDeque")
+        if self._tail_slot > 0:
+            self._tail_slot -= 1
+        else:
+            prv = self._tail.prev
+            assert prv is not None
+            prv.next = None
+            self._tail = prv
+            self._tail_slot = CHUNK - 1
+        self._tail.slots[self._tail_slot] = None
+        self._len -= 1
+
     def pop_front(self) -> None:
         """Remove the oldest element. Worst-case O(1): an emptied chunk is unlinked."""
         if self._len == 0:
@@ -142,6 +162,17 @@ class ChunkedDeque(Generic[T]):
             nxt.prev = None
             self._head = nxt
             self._head_slot = 0
+
+    def at(self, offset: int) -> Ptr:
+        """Pointer ``F + offset`` for ``0 ≤ offset ≤ len`` (restoring snapshots; O(offset / CHUNK))."""
+        if not 0 <= offset <= self._len:
+            raise IndexError(f"offset {offset} outside 0..{self._len}")
+        chunk, slot = self._head, self._head_slot + offset
+        while slot >= CHUNK:
+            nxt = chunk.next
+            assert nxt is not None
+            chunk, slot = nxt, slot - CHUNK
+        return Ptr(chunk, slot)
 
     def offset(self, p: Ptr) -> int:
         """``p − F``: distance of ``p`` from the front (for snapshots and invariants)."""
@@ -159,3 +190,19 @@ class ChunkedDeque(Generic[T]):
     def to_list(self) -> list[T]:
         """Contents, oldest first (O(n))."""
         return list(self)
+
+    @classmethod
+    def from_iterable(cls, values: Iterable[T]) -> "ChunkedDeque[T]":
+        """A deque holding ``values``, oldest first."""
+        d: ChunkedDeque[T] = cls()
+        for v in values:
+            d.push_back(v)
+        return d
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Copy and pickle flat, by contents (the linked chunks would recurse once per chunk)."""
+        return (_rebuild, (type(self), self.to_list()))
+
+
+def _rebuild(cls: Any, values: list[Any]) -> Any:
+    return cls.from_iterable(values)

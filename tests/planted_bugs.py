@@ -21,9 +21,11 @@ class SwappedShrink(DABALite):
             super()._fixup()
             return
         d = self.deque
-        d.set(self.L, self._otimes(self._pi_L(), self.aggRA))
+        new_l = self._otimes(self._pi_L(), self.aggRA)
+        new_am1 = self._otimes(self._pi_A(), d.get(self.A - 1))  # swapped: ΠA ⊗ *(A−1)
+        d.set(self.L, new_l)  # both ⊗ returned (atomic like the real fixup: only the operand order is wrong)
+        d.set(self.A - 1, new_am1)
         self.L = self.L + 1
-        d.set(self.A - 1, self._otimes(self._pi_A(), d.get(self.A - 1)))
         self.A = self.A - 1
         self.last_case = "shrink"
 

@@ -39,7 +39,7 @@ def _params(sig: inspect.Signature) -> list[tuple[str, Any, Any]]:
 
 
 def test_exports_same_names_plus_compiled() -> None:
-    assert set(opt.__all__) == set(ref.__all__) | {"COMPILED"}
+    assert set(opt.__all__) == set(ref.__all__) | {"COMPILED", "FALLBACK_REASONS", "PurePythonFallbackWarning"}
     for name in ref.__all__:
         assert hasattr(opt, name), name
     assert isinstance(opt.COMPILED, bool)
