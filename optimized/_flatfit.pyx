@@ -10,12 +10,31 @@ from ``head`` to ``tail`` pushing slots on ``Positions`` and pops them, stitchin
 ⊗ per pushed slot, at most n − 1, amortized O(1).
 
 Typed kinds store one C double / int64 per slot plus two ``Py_ssize_t`` (its pointer and a stack entry).
+
+Hardening (issue 12), as the reference (its module docstring, choice 5): exception safety *strong* (a generic
+query stitches its ranges aside and writes them only when its last ⊗ has returned; typed ⊗ cannot fail), a
+re-entry guard on every public method (``busy``: refused before any change), every value validated before a
+bulk insert changes anything, and copies/pickles by snapshot (validated by ``check_snapshot``, so a malformed
+one raises instead of leaving pointers a traversal could loop on).
 """
 
 include "_common.pxi"
 
-from swagkit.spec.errors import SwagkitError
+from cpython.pyport cimport PY_SSIZE_T_MAX
+
+from swagkit.spec.monoid import as_monoid as _as_monoid
 from swagkit.spec.snapshots import FlatFITState
+from swagkit.reference.flatfit import check_snapshot as _check_snapshot
+from swagkit.reference._guard import check_count as _check_count, reentered as _reentered, restore as _restore
+
+cdef inline int _restore_slot(int kind, object x, Slot* out) except -1:
+    """A snapshot's stored value for a typed kind (``reference.slickdeque.restored_value_check``): any float for
+    the f64 kinds (a stored aggregate may be NaN: inf + -inf), else validated like ``insert``."""
+    if kind <= K_MIN_F and PyFloat_Check(x):
+        out.f = PyFloat_AS_DOUBLE(x)
+        return 0
+    return to_slot(kind, x, out)
+
 
 cdef enum:
     MIN_CAPACITY = 2
@@ -31,7 +50,7 @@ ctypedef struct State:
     Py_ssize_t n
     Slot one
     int64_t count
-    bint busy            # generic path: inside a query (guards against re-entry from combine)
+    bint busy            # inside a public method (the re-entry guard)
 
 
 cdef inline Py_ssize_t st_len(State* s) noexcept nogil:
@@ -39,11 +58,17 @@ cdef inline Py_ssize_t st_len(State* s) noexcept nogil:
 
 
 cdef int st_alloc(State* s, Py_ssize_t cap) noexcept nogil:
-    """Allocate empty arrays of ``cap`` slots into ``s`` (fields left untouched on failure)."""
-    cdef Slot* p = <Slot*>malloc(cap * sizeof(Slot))
-    cdef Py_ssize_t* q = <Py_ssize_t*>malloc(cap * sizeof(Py_ssize_t))
-    cdef Py_ssize_t* r = <Py_ssize_t*>malloc(cap * sizeof(Py_ssize_t))
+    """Allocate empty arrays of ``cap`` slots into ``s`` (fields left untouched on failure, or when ``cap`` slots
+    of 8 bytes would overflow malloc's byte count)."""
+    cdef Slot* p
+    cdef Py_ssize_t* q
+    cdef Py_ssize_t* r
     cdef Py_ssize_t i
+    if cap < 1 or cap > PY_SSIZE_T_MAX // 16:
+        return -1
+    p = <Slot*>malloc(cap * sizeof(Slot))
+    q = <Py_ssize_t*>malloc(cap * sizeof(Py_ssize_t))
+    r = <Py_ssize_t*>malloc(cap * sizeof(Py_ssize_t))
     if p == NULL or q == NULL or r == NULL:
         free(p)
         free(q)
@@ -111,7 +136,7 @@ cdef inline int st_put(State* s, Slot v) noexcept nogil:
     """Write ``v`` at ``tail`` with a pointer to its successor, growing a full buffer first."""
     cdef Py_ssize_t t, nxt
     if SWAG_UNLIKELY(s.n == s.cap):
-        if st_resize(s, 2 * s.cap) < 0:
+        if s.cap > PY_SSIZE_T_MAX // 32 or st_resize(s, 2 * s.cap) < 0:
             return -1
     t = s.tail
     nxt = (t + 1) & (s.cap - 1)
@@ -173,16 +198,10 @@ cdef inline Slot st_stitch_from_t(State* s, int kind, Py_ssize_t start) noexcept
 
 
 # -------------------------------------------------------------------------------------------------- generic
-
-cdef int st_enter_g(State* s) except -1:
-    if s.busy:
-        raise SwagkitError("flatfit: the aggregator was re-entered from a combine call during a query")
-    return 0
-
+# The callers hold the re-entry guard (``busy``) around these.
 
 cdef int st_insert_g(State* s, object v) except -1:
     cdef Slot slot
-    st_enter_g(s)
     Py_INCREF(v)
     slot.o = <PyObject*>v
     if st_put(s, slot) < 0:
@@ -193,22 +212,17 @@ cdef int st_insert_g(State* s, object v) except -1:
 
 cdef int st_evict_g(State* s) except -1:
     cdef PyObject* old
-    st_enter_g(s)
     old = s.partials[s.head].o
     st_drop(s)
-    Py_XDECREF(old)
+    Py_XDECREF(old)  # after the state is whole
     return 0
 
 
-cdef object st_query_g(State* s, object comb):
-    return st_stitch_from_g(s, comb, s.head)
-
-
 cdef object st_stitch_from_g(State* s, object comb, Py_ssize_t start):
-    cdef Py_ssize_t i, j, tail
-    st_enter_g(s)
-    tail = s.tail
-    s.busy = True
+    """``st_stitch_from_t`` for a generic ⊗, strongly exception safe: the pushed slots' stitched aggregates are
+    computed first, in the pop order (the same ⊗ calls), and written with their pointers to ``tail`` only when
+    the last ⊗ has returned; Positions is emptied in any case."""
+    cdef Py_ssize_t i, j, t, tail = s.tail
     try:
         i = start
         while s.pointers[i] != tail:
@@ -216,20 +230,57 @@ cdef object st_stitch_from_g(State* s, object comb, Py_ssize_t start):
             s.top += 1
             i = s.pointers[i]
         acc = slot_get(s.partials[i])
-        while s.top > 0:
-            j = s.positions[s.top - 1]
+        stitched = []
+        for t in range(s.top - 1, -1, -1):
+            j = s.positions[t]
             s.count += 1
             acc = comb(slot_get(s.partials[j]), acc)
-            slot_set(&s.partials[j], acc)
+            stitched.append(acc)
+        for t in range(len(stitched)):
+            j = s.positions[s.top - 1 - t]
+            slot_set(&s.partials[j], stitched[t])  # the old partial stays alive in no list: __del__ is refused
             s.pointers[j] = tail
-            s.top -= 1
     finally:
         s.top = 0
-        s.busy = False
     return acc
 
 
 include "_template.pxi"
+
+
+cdef object _slots_of(int kind, object values, Py_ssize_t* n_out, Slot** ptr):
+    """Validated typed slots for ``values`` in ``ptr[0]``, every one checked before any is used: a buffer read in
+    place (returned, keep it alive), or a malloc'd copy that the caller frees (``None`` returned)."""
+    cdef Py_ssize_t n_ok = 0, n, i
+    cdef Slot* out
+    cdef Slot v
+    buf = typed_input(kind, values, &n_ok)
+    if buf is not None:
+        n = len(buf)
+        if n_ok < n:
+            to_slot(kind, values[n_ok], &v)  # raises
+        n_out[0] = n
+        ptr[0] = <Slot*>_buffer_address(buf, kind)
+        return buf
+    items = values if isinstance(values, (list, tuple)) else list(values)
+    n = len(items)
+    out = <Slot*>malloc((n if n > 0 else 1) * sizeof(Slot))
+    if out == NULL:
+        raise MemoryError()
+    try:
+        for i in range(n):
+            to_slot(kind, items[i], &out[i])
+    except BaseException:
+        free(out)
+        raise
+    n_out[0] = n
+    ptr[0] = out
+    return None
+
+
+def _window_array_clamped(cls, monoid, values, window):
+    """``_window_array`` with a window beyond ``Py_ssize_t`` clamped (such a window is never reached)."""
+    return _window_array(cls, monoid, values, window if window < PY_SSIZE_T_MAX else PY_SSIZE_T_MAX)
 
 
 cdef class FlatFIT:
@@ -240,8 +291,8 @@ FlatFIT SWAG (id ``flatfit``), resizable, compiled: no ⊗ on insert/evict, at m
     query; n partial aggregates and n pointers in a buffer of at most max(2, 4n) slots (papers 001 §2, 000 §7).
 
     Typed monoids (``monoid.kind`` in sum/max/min × f64/i64) run without any Python call per ⊗; any other
-    monoid calls ``monoid.combine``. API, snapshots and ``combine_count`` are those of
-    :class:`swagkit.reference.FlatFIT`.
+    monoid calls ``monoid.combine``. API, snapshots, ``combine_count``, exception safety (strong) and the
+    re-entry guard are those of :class:`swagkit.reference.FlatFIT`; copies and pickles go by snapshot.
     """
 
     cdef State st
@@ -252,12 +303,16 @@ FlatFIT SWAG (id ``flatfit``), resizable, compiled: no ⊗ on insert/evict, at m
     cdef object _combine
     cdef object _lift
     cdef object _lower
+    cdef bint inited
 
     algorithm = "flatfit"
+    exception_safety = "strong"
 
     def __cinit__(self, monoid):
         cdef Slot one
         one.o = NULL
+        self.st.partials = NULL
+        monoid = _as_monoid(monoid, "flatfit")
         self.kind = choose_kind(monoid, &one)
         self.monoid = monoid
         self._combine = monoid.combine
@@ -268,118 +323,207 @@ FlatFIT SWAG (id ``flatfit``), resizable, compiled: no ⊗ on insert/evict, at m
         if st_init(&self.st, self.kind, one) < 0:
             raise MemoryError()
 
+    def __init__(self, monoid):
+        """(The structure is built by ``__cinit__``; a second ``__init__`` is refused like the reference's.)"""
+        if self.inited:
+            raise TypeError("flatfit: __init__ called on an initialized structure")
+        self.inited = True
+
     def __dealloc__(self):
         st_free(&self.st, self.kind)
 
-    def query(self) -> Any:
+    cdef inline int _enter(self, str operation) except -1:
+        """The re-entry guard: refuse a call while another one of this structure runs (before any change)."""
+        if self.st.busy:
+            raise _reentered("flatfit", operation)
+        self.st.busy = True
+        return 0
+
+    cdef object _out(self, object agg):
+        return agg if self.lower_id else self._lower(agg)
+
+    def query(self) -> Out:
         """Traverse from ``head`` by the pointers, pushing slots onto ``Positions``; pop them, stitching each range
         up to ``tail``. One ⊗ per pushed slot (at most n − 1)."""
         cdef Slot r
-        if self.kind != K_GENERIC:
-            r = st_query_t(&self.st, self.kind)
-            if self.lower_id:
-                return box(self.kind, r)
-            return self._lower(box(self.kind, r))
-        st_enter_g(&self.st)
-        if self.st.n == 0:
-            return self._lower(self._identity)
-        return self._lower(st_query_g(&self.st, self._combine))
+        self._enter("query")
+        try:
+            if self.kind != K_GENERIC:
+                r = st_query_t(&self.st, self.kind)
+                return self._out(box(self.kind, r))
+            if self.st.n == 0:
+                return self._lower(self._identity)
+            return self._lower(st_stitch_from_g(&self.st, self._combine, self.st.head))
+        finally:
+            self.st.busy = False
 
     def query_range(self, r: int) -> Any:
         """The newest ``min(r, n)`` elements, lowered: :meth:`query`'s traversal started ``min(r, n)`` slots
         before ``tail``. At most ``min(r, n) − 1`` ⊗."""
         cdef Slot v
         cdef Py_ssize_t start, k
-        if isinstance(r, bool) or not isinstance(r, int) or r < 1:
-            raise ValueError(f"range must be an int ≥ 1, got {r!r}")
-        if self.kind == K_GENERIC:
-            st_enter_g(&self.st)
-        if self.st.n == 0:
-            return self._lower(self._identity)
-        k = self.st.n if r >= self.st.n else <Py_ssize_t>r  # (a Python int r may exceed Py_ssize_t)
-        start = (self.st.tail - k + self.st.cap) % self.st.cap  # C's % keeps the sign: stay non-negative
-        if self.kind != K_GENERIC:
-            v = st_stitch_from_t(&self.st, self.kind, start)
-            if self.lower_id:
-                return box(self.kind, v)
-            return self._lower(box(self.kind, v))
-        return self._lower(st_stitch_from_g(&self.st, self._combine, start))
+        self._enter("query_range")
+        try:
+            if isinstance(r, bool) or not isinstance(r, int) or r < 1:
+                raise ValueError(f"range must be an int ≥ 1, got {r!r}")
+            if self.st.n == 0:
+                return self._lower(self._identity)
+            k = self.st.n if r >= self.st.n else <Py_ssize_t>r  # (a Python int r may exceed Py_ssize_t)
+            start = (self.st.tail - k + self.st.cap) % self.st.cap  # C's % keeps the sign: stay non-negative
+            if self.kind != K_GENERIC:
+                v = st_stitch_from_t(&self.st, self.kind, start)
+                return self._out(box(self.kind, v))
+            return self._lower(st_stitch_from_g(&self.st, self._combine, start))
+        finally:
+            self.st.busy = False
 
-    def insert(self, value: Any) -> None:
+    def insert(self, value: In) -> None:
         """Write v at ``tail`` with a pointer to its successor (growing a full buffer first). No ⊗.
 
         Typed kinds validate ``value`` like ``as_f64``/``as_i64`` before anything changes."""
         cdef Slot v
-        if self.kind != K_GENERIC:
-            to_slot(self.kind, value, &v)
-            if st_insert_t(&self.st, v, self.kind) < 0:
-                raise MemoryError()
-        else:
-            st_enter_g(&self.st)
-            st_insert_g(&self.st, self._lift(value))
+        self._enter("insert")
+        try:
+            if self.kind != K_GENERIC:
+                to_slot(self.kind, value, &v)
+                if st_insert_t(&self.st, v, self.kind) < 0:
+                    raise MemoryError()
+            else:
+                st_insert_g(&self.st, self._lift(value))
+        finally:
+            self.st.busy = False
 
     def evict(self) -> None:
         """Drop the slot at ``head`` (shrinking when a quarter full or less). No ⊗. Raises ``EmptyWindowError``
         when empty."""
-        if self.kind == K_GENERIC:
-            st_enter_g(&self.st)
-        if self.st.n == 0:
-            raise EmptyWindowError("flatfit: evict() on an empty window")
-        if self.kind != K_GENERIC:
-            st_evict_t(&self.st, self.kind)
-        else:
-            st_evict_g(&self.st)
+        self._enter("evict")
+        try:
+            if self.st.n == 0:
+                raise EmptyWindowError("flatfit: evict() on an empty window")
+            if self.kind != K_GENERIC:
+                st_evict_t(&self.st, self.kind)
+            else:
+                st_evict_g(&self.st)
+        finally:
+            self.st.busy = False
 
     def __len__(self) -> int:
         return self.st.n
 
     def insert_many(self, values: Iterable[In]) -> None:
         """Insert each of ``values`` in order (same state as that many ``insert`` calls); the loop runs in C,
-        over the raw buffer for ``array.array``/``memoryview`` input of a typed kind."""
-        if self.kind != K_GENERIC:
-            _insert_many_typed(&self.st, self.kind, values)
-            return
-        lift = self._lift
-        for x in values:
-            st_enter_g(&self.st)
-            st_insert_g(&self.st, lift(x))
+        over the raw buffer for ``array.array``/``memoryview``/numpy input of a typed kind. Every value is
+        validated (lifted) first, so a refused one changes nothing."""
+        cdef Py_ssize_t n = 0, done
+        cdef Slot* inp = NULL
+        self._enter("insert_many")
+        try:
+            if self.kind != K_GENERIC:
+                keep = _slots_of(self.kind, values, &n, &inp)
+                try:
+                    if n > 0:
+                        done = _insert_run(&self.st, inp, n, self.kind)
+                        if done < n:
+                            err = MemoryError()
+                            err.add_note(f"swagkit flatfit: insert_many inserted {done} of {n} values")
+                            raise err
+                finally:
+                    if keep is None and inp != NULL:
+                        free(inp)
+                return
+            lift = self._lift
+            lifted = [lift(x) for x in values]
+            for v in lifted:
+                st_insert_g(&self.st, v)
+        finally:
+            self.st.busy = False
 
     def evict_many(self, count: int) -> None:
         """Evict the ``count`` oldest values in a C loop. Raises ``EmptyWindowError`` (evicting nothing) when
-        fewer than ``count`` are held and ``ValueError`` for a negative count."""
+        fewer than ``count`` are held, ``ValueError``/``TypeError`` for a negative or non-integer count."""
         cdef Py_ssize_t i, k
-        if count < 0:
-            raise ValueError("evict_many: count must be non-negative")
-        if count > self.st.n:
-            raise EmptyWindowError(f"flatfit: evict_many({count}) on a window of {self.st.n}")
-        k = count
-        if self.kind != K_GENERIC:
-            for i in range(k):
-                st_evict_t(&self.st, self.kind)
-        else:
-            for i in range(k):
-                st_evict_g(&self.st)
+        self._enter("evict_many")
+        try:
+            count = _check_count(count)
+            if count > self.st.n:
+                raise EmptyWindowError(f"flatfit: evict_many({count}) on a window of {self.st.n}")
+            k = count
+            if self.kind != K_GENERIC:
+                for i in range(k):
+                    st_evict_t(&self.st, self.kind)
+            else:
+                for i in range(k):
+                    st_evict_g(&self.st)
+        finally:
+            self.st.busy = False
 
     def snapshot(self) -> FlatFITState:
         """:class:`~swagkit.spec.snapshots.FlatFITState`: the physical circular arrays (``None``/``-1`` outside
         the window), values as Python objects."""
         cdef State* s = &self.st
         cdef Py_ssize_t i, k, cap = s.cap
-        partials = [None] * cap
-        pointers = [-1] * cap
-        for k in range(s.n):
-            i = (s.head + k) & (cap - 1)
-            partials[i] = self._val(s.partials[i])
-            pointers[i] = s.pointers[i]
-        return FlatFITState(
-            capacity=cap,
-            partials=tuple(partials),
-            pointers=tuple(pointers),
-            head=s.head,
-            tail=s.tail,
-            size=s.n,
-            positions=tuple([s.positions[k] for k in range(s.top)]),
-        )
+        self._enter("snapshot")
+        try:
+            partials = [None] * cap
+            pointers = [-1] * cap
+            for k in range(s.n):
+                i = (s.head + k) & (cap - 1)
+                partials[i] = self._val(s.partials[i])
+                pointers[i] = s.pointers[i]
+            return FlatFITState(
+                capacity=cap,
+                partials=tuple(partials),
+                pointers=tuple(pointers),
+                head=s.head,
+                tail=s.tail,
+                size=s.n,
+                positions=tuple([s.positions[k] for k in range(s.top)]),
+            )
+        finally:
+            self.st.busy = False
+
+    @classmethod
+    def _from_snapshot(cls, monoid, snapshot):
+        """The aggregator whose :meth:`snapshot` is ``snapshot`` (copying and pickling; no ⊗ call). The snapshot is
+        checked like the reference's (``check_snapshot``: ``ValueError``/``TypeError``), typed values like
+        ``insert``."""
+        cdef FlatFIT agg
+        cdef State t
+        cdef State* s
+        cdef Py_ssize_t k, i, cap
+        cdef Slot v
+        snap = _check_snapshot(snapshot)
+        agg = cls(monoid)
+        s = &agg.st
+        cap = snap.capacity
+        if cap != s.cap:
+            t = s[0]
+            if st_alloc(&t, cap) < 0:
+                raise MemoryError()
+            free(s.partials)
+            free(s.pointers)
+            free(s.positions)
+            s[0] = t
+        s.head = snap.head
+        s.tail = snap.head  # grows as the live slots are filled (the state stays whole for __dealloc__)
+        for k in range(snap.size):
+            i = (snap.head + k) % cap
+            x = snap.partials[i]
+            if agg.kind != K_GENERIC:
+                _restore_slot(agg.kind, x, &v)
+                s.partials[i] = v
+            else:
+                slot_put(&s.partials[i], x)
+            s.pointers[i] = snap.pointers[i]
+            s.n = k + 1
+        s.tail = snap.tail
+        return agg
+
+    def __reduce__(self):
+        return (_restore, (type(self), self.monoid, {}, self.snapshot(), self.st.count))
+
+    def __copy__(self):
+        return _restore(type(self), self.monoid, {}, self.snapshot(), self.st.count)
 
     cdef object _val(self, Slot v):
         if self.kind != K_GENERIC:

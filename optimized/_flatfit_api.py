@@ -27,7 +27,7 @@ else:
             return False, fb.FlatFIT
         from ._driver import register_fast_path
 
-        register_fast_path(_flatfit.FlatFIT, _flatfit._window_array)
+        register_fast_path(_flatfit.FlatFIT, _flatfit._window_array_clamped)
         return True, _flatfit.FlatFIT
 
     FLATFIT_COMPILED, FlatFIT = _load()

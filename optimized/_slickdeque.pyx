@@ -7,15 +7,50 @@
 # Non-Inv over max/min f64/i64 (the dominance test ``(back ⊗ v) == v`` is the kind's combine and ==). Storage is
 # a growable ring buffer of C slots (power-of-two size; O(1) amortized growth, indexing O(1)); Inv in multi-query
 # mode uses a fixed ring of W slots as Algorithm 1.
+#
+# Hardening (issue 12), as the reference (see its module docstring): exception safety *strong* (every ⊗ and
+# inverse result, and a refold made due by the update, is computed before anything is written; the typed paths
+# cannot fail half-way), a re-entry guard on every public method (``state``: refused before any change), sizes
+# checked before they reach malloc (Inv's ring: ``check_ring_size``; Non-Inv's ring grows with its deque), and
+# copies/pickles by snapshot with the counters.
 
 include "_common.pxi"
 
 cimport cython
 from libc.stdint cimport INT64_MIN
+from cpython.pyport cimport PY_SSIZE_T_MAX
 
+from swagkit.spec.monoid import as_monoid as _as_monoid
 from swagkit.spec.slickdeque import normalize_ranges, require_invertible, require_selective
 from swagkit.spec.snapshots import SlickDequeInvState, SlickDequeNonInvState
-from swagkit.reference.slickdeque import DEFAULT_RECOMPUTE_EVERY
+from swagkit.reference.slickdeque import (
+    DEFAULT_RECOMPUTE_EVERY,
+    check_index_size as _check_index_size,
+    check_recompute_every as _check_recompute_every,
+    check_ring_size as _check_ring_size,
+    inv_snapshot_shape as _inv_snapshot_shape,
+    noninv_snapshot_shape as _noninv_snapshot_shape,
+)
+from swagkit.reference._guard import check_count as _check_count, reentered as _reentered, restore as _restore
+
+# the guard's states: not initialized (``__init__`` never ran or raised), ready, inside a public method
+cdef enum:
+    ST_NEW = 0
+    ST_READY = 1
+    ST_BUSY = 2
+
+#: the most slots a ring may have (8-byte values and sequence numbers; = reference.slickdeque.MAX_RING_SLOTS):
+#: beyond it malloc's byte count could overflow
+cdef Py_ssize_t RING_MAX = PY_SSIZE_T_MAX // 16
+
+
+cdef inline int _restore_slot(int kind, object x, Slot* out) except -1:
+    """A snapshot's stored value for a typed kind (``reference.slickdeque.restored_value_check``): any float for
+    the f64 kinds (a stored aggregate may be NaN: inf + -inf), else validated like ``insert``."""
+    if kind <= K_MIN_F and PyFloat_Check(x):
+        out.f = PyFloat_AS_DOUBLE(x)
+        return 0
+    return to_slot(kind, x, out)
 
 
 cdef inline bint _is_sum(int kind) noexcept nogil:
@@ -46,46 +81,35 @@ cdef struct Ring:
 
 
 cdef int ring_init(Ring* r, Py_ssize_t size, bint with_seqs) except -1:
-    r.size = size
+    """Empty ring of ``size`` slots (1 ≤ size ≤ RING_MAX, checked before malloc); MemoryError leaves ``r`` empty."""
     r.head = 0
     r.m = 0
+    r.size = 0
+    r.vals = NULL
+    r.seqs = NULL
+    if size < 1 or size > RING_MAX:
+        raise MemoryError()
     r.vals = <Slot*>malloc(size * sizeof(Slot))
     r.seqs = <int64_t*>malloc(size * sizeof(int64_t)) if with_seqs else NULL
     if r.vals == NULL or (with_seqs and r.seqs == NULL):
-        raise MemoryError()
-    return 0
-
-
-cdef int ring_grow(Ring* r) except -1:
-    cdef Py_ssize_t i, n2 = r.size * 2, mask = r.size - 1
-    cdef Slot* nv = <Slot*>malloc(n2 * sizeof(Slot))
-    cdef int64_t* ns = NULL
-    if nv == NULL:
-        raise MemoryError()
-    if r.seqs != NULL:
-        ns = <int64_t*>malloc(n2 * sizeof(int64_t))
-        if ns == NULL:
-            free(nv)
-            raise MemoryError()
-    for i in range(r.m):
-        nv[i] = r.vals[(r.head + i) & mask]
-        if ns != NULL:
-            ns[i] = r.seqs[(r.head + i) & mask]
-    free(r.vals)
-    if r.seqs != NULL:
+        free(r.vals)
         free(r.seqs)
-    r.vals = nv
-    r.seqs = ns
-    r.head = 0
-    r.size = n2
+        r.vals = NULL
+        r.seqs = NULL
+        raise MemoryError()
+    r.size = size
     return 0
 
 
 cdef int ring_grow_ng(Ring* r) noexcept nogil:
-    """``ring_grow`` without the GIL: -1 (nothing changed) when out of memory."""
-    cdef Py_ssize_t i, n2 = r.size * 2, mask = r.size - 1
-    cdef Slot* nv = <Slot*>malloc(n2 * sizeof(Slot))
+    """Double the ring without the GIL: -1 (nothing changed) when out of memory or beyond RING_MAX slots."""
+    cdef Py_ssize_t i, n2, mask = r.size - 1
+    cdef Slot* nv
     cdef int64_t* ns = NULL
+    if r.size > RING_MAX // 2:
+        return -1
+    n2 = r.size * 2
+    nv = <Slot*>malloc(n2 * sizeof(Slot))
     if nv == NULL:
         return -1
     if r.seqs != NULL:
@@ -104,6 +128,12 @@ cdef int ring_grow_ng(Ring* r) noexcept nogil:
     r.seqs = ns
     r.head = 0
     r.size = n2
+    return 0
+
+
+cdef int ring_grow(Ring* r) except -1:
+    if ring_grow_ng(r) < 0:
+        raise MemoryError()
     return 0
 
 
@@ -355,9 +385,13 @@ cdef void ring_free(Ring* r, bint generic) noexcept:
 
 cdef Py_ssize_t _pow2_at_least(Py_ssize_t n) noexcept:
     cdef Py_ssize_t s = 16
-    while s < n:
+    while s < n and s <= PY_SSIZE_T_MAX // 4:
         s *= 2
     return s
+
+
+cdef enum:
+    NV_INITIAL_MAX = 4096  # Non-Inv's initial ring size is at most about this many slots (then it grows)
 
 
 # ================================================================================================================
@@ -369,15 +403,18 @@ cdef class SlickDequeNonInv:
     """SlickDequeNonInv(monoid, ranges=None)
 --
 
-    SlickDeque (Non-Inv) (paper 001 Algorithm 2), compiled; same API, snapshots and ``combine_count`` as
-    ``swagkit.reference.SlickDequeNonInv``. Selective monoids only."""
+    SlickDeque (Non-Inv) (paper 001 Algorithm 2), compiled; same API, snapshots, ``combine_count``, exception
+    safety (strong) and re-entry guard as ``swagkit.reference.SlickDequeNonInv``; copies and pickles go by
+    snapshot. Selective monoids only."""
 
     algorithm = "slickdeque_noninv"
+    exception_safety = "strong"
 
     cdef readonly object monoid
     cdef public long long combine_count
     cdef object _combine, _lift, _lower, _one
     cdef int kind
+    cdef int state
     cdef Slot one_t
     cdef readonly tuple ranges
     cdef readonly object capacity
@@ -390,9 +427,17 @@ cdef class SlickDequeNonInv:
         self.q.vals = NULL
         self.q.seqs = NULL
         self.q.m = 0
+        self.state = ST_NEW
 
     def __init__(self, monoid, ranges=None):
+        if self.state != ST_NEW:
+            if self.state == ST_BUSY:
+                raise _reentered("slickdeque_noninv", "__init__")
+            raise TypeError("slickdeque_noninv: __init__ called on an initialized structure")
+        monoid = _as_monoid(monoid, "slickdeque_noninv")
         require_selective(monoid)
+        rs = normalize_ranges(ranges)
+        cap = _check_index_size(rs[0], "slickdeque_noninv") if rs else None
         self.monoid = monoid
         self.combine_count = 0
         self._combine = monoid.combine
@@ -402,12 +447,13 @@ cdef class SlickDequeNonInv:
         self.kind = choose_kind(monoid, &self.one_t)
         if self.kind == K_SUM_F or self.kind == K_SUM_I:
             self.kind = K_GENERIC
-        self.ranges = normalize_ranges(ranges)
-        self.capacity = self.ranges[0] if self.ranges else None
-        self.cap = self.ranges[0] if self.ranges else 0
+        self.ranges = rs
+        self.capacity = cap
+        self.cap = cap if cap is not None else 0
         self.first = 0
         self.inserted = 0
-        ring_init(&self.q, _pow2_at_least(self.cap + 1 if self.cap else 16), True)
+        ring_init(&self.q, _pow2_at_least((self.cap if self.cap < NV_INITIAL_MAX else NV_INITIAL_MAX) + 1), True)
+        self.state = ST_READY
 
     def __dealloc__(self):
         ring_free(&self.q, self.kind == K_GENERIC)
@@ -415,14 +461,26 @@ cdef class SlickDequeNonInv:
     def __len__(self):
         return self.inserted - self.first
 
+    cdef inline int _enter(self, str operation) except -1:
+        """The re-entry guard: refuse a call while another one of this structure runs (before any change)."""
+        if self.state != ST_READY:
+            if self.state == ST_BUSY:
+                raise _reentered("slickdeque_noninv", operation)
+            raise TypeError("slickdeque_noninv: the structure was not initialized")
+        self.state = ST_BUSY
+        return 0
+
     cdef inline void _evict_one(self) noexcept:
         cdef Ring* q = &self.q
+        cdef PyObject* old = NULL
         if q.m and q.seqs[q.head] == self.first:
             if self.kind == K_GENERIC:
-                slot_clear(&q.vals[q.head])
+                old = q.vals[q.head].o
+                q.vals[q.head].o = NULL
             q.head = (q.head + 1) & (q.size - 1)
             q.m -= 1
         self.first += 1
+        Py_XDECREF(old)  # after the state is whole (a __del__ re-entering is refused anyway)
 
     cdef inline void _evict_one_t(self) noexcept nogil:
         cdef Ring* q = &self.q
@@ -473,12 +531,16 @@ cdef class SlickDequeNonInv:
         return n
 
     cdef Py_ssize_t _window_run(self, const Slot* inp, Py_ssize_t n, Py_ssize_t w, Slot* out) noexcept nogil:
-        """Precondition: ``ring.size ≥ w`` (see ``_window_array``). Returns how many items were done (0 when the
-        kernel's scratch ring cannot be allocated; nothing changed then)."""
+        """Precondition: ``ring.size ≥ min(w, deque size + n)`` (see ``_window_array``). Returns how many items
+        were done (0 when the kernel's scratch ring cannot be allocated; nothing changed then)."""
         cdef Ring* q = &self.q
-        cdef Py_ssize_t size = 16, done
+        cdef Py_ssize_t size = 16, done, need
         cdef SwagNvNode* sc
-        while size < w + 3:
+        # the deque never holds more than the window, nor more than it holds now plus the n new partials
+        need = q.m + n if n <= w - q.m else w
+        while size < need + 3:
+            if size > PY_SSIZE_T_MAX // (2 * <Py_ssize_t>sizeof(SwagNvNode)):
+                return 0
             size *= 2
         sc = <SwagNvNode*>malloc(size * sizeof(SwagNvNode))
         if sc == NULL:
@@ -505,11 +567,39 @@ cdef class SlickDequeNonInv:
                 return i
         return n
 
-    cdef int _insert_g(self, object v) except -1:
+    # --------------------------------------------------------------------------------------------------------
+    # an insert in two phases: the dominance tests (every ⊗; nothing changes), then the pops, eviction and push
+
+    cdef Py_ssize_t _plan_t(self, Slot v) except -1:
+        """Typed dominance tests (counted as the reference's linear scan): the number of tail nodes ``v`` pops.
+        Grows a full ring first (invisible; MemoryError changes nothing)."""
         cdef Ring* q = &self.q
         cdef bint evict_head = self.cap != 0 and self.inserted - self.first == self.cap
-        cdef Py_ssize_t stop = 1 if (evict_head and q.m and q.seqs[q.head] == self.first) else 0
-        cdef Py_ssize_t i = q.m - 1, k, pops
+        cdef Py_ssize_t stop, i
+        if q.m == q.size:
+            ring_grow(q)
+        stop = 1 if (evict_head and q.m and q.seqs[q.head] == self.first) else 0
+        if self.kind == K_MAX_F:
+            i = _nv_pop_tail(q.vals, q.head + stop, q.head + q.m, q.size - 1, v, K_MAX_F) - q.head
+        elif self.kind == K_MIN_F:
+            i = _nv_pop_tail(q.vals, q.head + stop, q.head + q.m, q.size - 1, v, K_MIN_F) - q.head
+        elif self.kind == K_MAX_I:
+            i = _nv_pop_tail(q.vals, q.head + stop, q.head + q.m, q.size - 1, v, K_MAX_I) - q.head
+        else:
+            i = _nv_pop_tail(q.vals, q.head + stop, q.head + q.m, q.size - 1, v, K_MIN_I) - q.head
+        self.combine_count += (q.m - i) + (i > stop)
+        return q.m - i
+
+    cdef Py_ssize_t _plan_g(self, object v) except -1:
+        """Generic dominance tests of Algorithm 2 lines 16–18 (``selects_right``): the number of tail nodes ``v``
+        pops. Grows a full ring first; changes nothing else, so a raising ``combine`` (or ``==``) is harmless."""
+        cdef Ring* q = &self.q
+        cdef bint evict_head = self.cap != 0 and self.inserted - self.first == self.cap
+        cdef Py_ssize_t stop, i
+        if q.m == q.size:
+            ring_grow(q)
+        stop = 1 if (evict_head and q.m and q.seqs[q.head] == self.first) else 0
+        i = q.m - 1
         comb = self._combine
         while i >= stop:
             b = <object>q.vals[ring_idx(q, i)].o
@@ -519,23 +609,52 @@ cdef class SlickDequeNonInv:
                 i -= 1
             else:
                 break
-        pops = q.m - 1 - i
-        for k in range(pops):
-            slot_clear(&q.vals[ring_idx(q, q.m - 1 - k)])
+        return q.m - 1 - i
+
+    cdef int _commit(self, Slot v, Py_ssize_t pops) except -1:
+        """Pop ``pops`` tail nodes, evict the head partial (capacity mode, window full), push ``v`` (a typed slot,
+        or a generic one whose reference this takes). No ⊗, no allocation (the plan grew the ring). Released
+        generic values are dropped only when the state is whole again."""
+        cdef Ring* q = &self.q
+        cdef Py_ssize_t k
+        cdef Slot* sl
+        cdef bint generic = self.kind == K_GENERIC
+        cdef bint evict_head = self.cap != 0 and self.inserted - self.first == self.cap
+        if pops < 0 or pops > q.m or q.m - pops + 1 > q.size:
+            raise ValueError("slickdeque_noninv: an insert plan that does not fit the deque")
+        released = [] if generic else None
+        if generic:
+            for k in range(pops):
+                sl = &q.vals[ring_idx(q, q.m - 1 - k)]
+                released.append(<object>sl.o)
+                slot_clear(sl)
         q.m -= pops
         if evict_head:
-            self._evict_one()
-        if q.m == q.size:
-            ring_grow(q)
+            if q.m and q.seqs[q.head] == self.first:
+                if generic:
+                    released.append(<object>q.vals[q.head].o)
+                    slot_clear(&q.vals[q.head])
+                q.head = (q.head + 1) & (q.size - 1)
+                q.m -= 1
+            self.first += 1
         k = ring_idx(q, q.m)
-        slot_put(&q.vals[k], v)
+        if generic:
+            Py_XINCREF(v.o)
+        q.vals[k] = v
         q.seqs[k] = self.inserted
         q.m += 1
         self.inserted += 1
         return 0
 
-    def insert(self, value: Any) -> None:
-        """Evict (capacity mode, window full), dominance pops, push. ≤ deque-size ⊗, amortized ≤ 2."""
+    cdef int _insert_g(self, object v) except -1:
+        cdef Slot s
+        cdef Py_ssize_t pops = self._plan_g(v)
+        s.o = <PyObject*>v
+        self._commit(s, pops)
+        return 0
+
+    cdef int _insert_one(self, object value) except -1:
+        """``insert`` without the guard: lift/validate, then plan and commit."""
         cdef Slot v
         if self.kind != K_GENERIC:
             to_slot(self.kind, value, &v)
@@ -543,52 +662,76 @@ cdef class SlickDequeNonInv:
                 raise MemoryError()
         else:
             self._insert_g(self._lift(value))
+        return 0
+
+    def insert(self, value: In) -> None:
+        """Evict (capacity mode, window full), dominance pops, push. ≤ deque-size ⊗, amortized ≤ 2."""
+        self._enter("insert")
+        try:
+            self._insert_one(value)
+        finally:
+            self.state = ST_READY
 
     def insert_many(self, values: Iterable[In]) -> None:
         """Insert each of ``values`` in order (same ⊗ sequence as that many ``insert`` calls); a C loop over the raw
-        buffer for ``array.array``/``memoryview`` input of a typed kind (an invalid item raises after the valid
-        ones before it were inserted, as with one-by-one inserts)."""
-        cdef Py_ssize_t n_ok = 0, done
-        cdef Slot v
-        cdef const Slot* inp
-        if self.kind != K_GENERIC:
-            buf = typed_input(self.kind, values, &n_ok)
-            if buf is not None:
-                if n_ok > 0:
-                    inp = _buffer_address(buf, self.kind)
+        buffer for ``array.array``/``memoryview``/numpy input of a typed kind. Every value is validated (lifted)
+        first, so a refused one changes nothing; if ``combine`` raises at the j-th insertion, the first j stay
+        inserted and the exception's note says so."""
+        cdef Py_ssize_t n = 0, done, j = 0
+        cdef Slot* inp = NULL
+        self._enter("insert_many")
+        try:
+            if self.kind != K_GENERIC:
+                keep = _slots_of(self.kind, values, &n, &inp)
+                try:
                     with nogil:
-                        done = self._insert_run(inp, n_ok)
-                    if done < n_ok:
-                        raise MemoryError()
-                if n_ok < len(buf):
-                    to_slot(self.kind, values[n_ok], &v)  # raises
+                        done = self._insert_run(inp, n)
+                    if done < n:
+                        err = MemoryError()
+                        err.add_note(f"swagkit slickdeque_noninv: insert_many inserted {done} of {n} values")
+                        raise err
+                finally:
+                    if keep is None and inp != NULL:
+                        free(inp)
                 return
-            for x in values:
-                to_slot(self.kind, x, &v)
-                if self._insert_k(v) < 0:
-                    raise MemoryError()
-        else:
             lift = self._lift
-            for x in values:
-                self._insert_g(lift(x))
+            lifted = [lift(x) for x in values]
+            try:
+                for v in lifted:
+                    self._insert_g(v)
+                    j += 1
+            except BaseException as err:
+                err.add_note(f"swagkit slickdeque_noninv: insert_many inserted {j} of {len(lifted)} values")
+                raise
+        finally:
+            self.state = ST_READY
 
     def evict(self) -> None:
         """Remove the oldest partial (pop the head iff it is that partial). 0 ⊗."""
-        if self.inserted == self.first:
-            raise EmptyWindowError("slickdeque_noninv: evict() on an empty window")
-        self._evict_one()
+        self._enter("evict")
+        try:
+            if self.inserted == self.first:
+                raise EmptyWindowError("slickdeque_noninv: evict() on an empty window")
+            self._evict_one()
+        finally:
+            self.state = ST_READY
 
     def evict_many(self, count: int) -> None:
-        """Evict the ``count`` oldest partials; ``EmptyWindowError`` (nothing evicted) beyond the size."""
-        cdef Py_ssize_t k
-        if count < 0:
-            raise ValueError("evict_many: count must be non-negative")
-        if count > self.inserted - self.first:
-            raise EmptyWindowError(
-                f"slickdeque_noninv: evict_many({count}) on a window of {self.inserted - self.first}"
-            )
-        for k in range(count):
-            self._evict_one()
+        """Evict the ``count`` oldest partials; ``EmptyWindowError`` (nothing evicted) beyond the size,
+        ``ValueError``/``TypeError`` for a negative or non-integer count. 0 ⊗."""
+        cdef Py_ssize_t k, c
+        self._enter("evict_many")
+        try:
+            count = _check_count(count)
+            if count > self.inserted - self.first:
+                raise EmptyWindowError(
+                    f"slickdeque_noninv: evict_many({count}) on a window of {self.inserted - self.first}"
+                )
+            c = count
+            for k in range(c):
+                self._evict_one()
+        finally:
+            self.state = ST_READY
 
     cdef inline object _val(self, Py_ssize_t i):
         cdef Slot s = self.q.vals[ring_idx(&self.q, i)]
@@ -596,14 +739,17 @@ cdef class SlickDequeNonInv:
             return <object>s.o
         return box(self.kind, s)
 
-    def query(self) -> Any:
+    def query(self) -> Out:
         """The head's value (the whole window), lowered. 0 ⊗."""
-        if self.q.m == 0:
-            return self._lower(self._one)
-        return self._lower(self._val(0))
+        self._enter("query")
+        try:
+            if self.q.m == 0:
+                return self._lower(self._one)
+            return self._lower(self._val(0))
+        finally:
+            self.state = ST_READY
 
-    def query_range(self, r: int) -> Any:
-        """The newest ``min(r, n)`` partials, lowered (first node with ``seq > t − r``). 0 ⊗."""
+    cdef object _query_range_c(self, object r):
         cdef Py_ssize_t i = 0
         cdef int64_t limit
         if isinstance(r, bool) or not isinstance(r, int) or r < 1:
@@ -617,8 +763,15 @@ cdef class SlickDequeNonInv:
             i += 1
         return self._lower(self._val(i))
 
-    def query_all(self) -> dict[int, Any]:
-        """``{r: query_range(r)}`` for every registered range, longest first, in one pass (cursor carried)."""
+    def query_range(self, r: int) -> Any:
+        """The newest ``min(r, n)`` partials, lowered (first node with ``seq > t − r``). 0 ⊗."""
+        self._enter("query_range")
+        try:
+            return self._query_range_c(r)
+        finally:
+            self.state = ST_READY
+
+    cdef dict _query_all_c(self):
         cdef Py_ssize_t i = 0
         cdef int64_t t = self.inserted - 1, rr
         lower = self._lower
@@ -633,25 +786,123 @@ cdef class SlickDequeNonInv:
             out[r] = lower(self._val(i))
         return out
 
+    def query_all(self) -> dict[int, Any]:
+        """``{r: query_range(r)}`` for every registered range, longest first, in one pass (cursor carried)."""
+        self._enter("query_all")
+        try:
+            return self._query_all_c()
+        finally:
+            self.state = ST_READY
+
     def query_runs(self) -> list[tuple[int, Any]]:
         """``[(r, answer), …]`` for every range at once, one pair per node from the tail (``r = 1``) to the head;
         range ``ρ`` is answered by the last pair with ``r ≤ ρ``. O(deque size), 0 ⊗."""
         cdef Py_ssize_t i
         cdef int64_t t = self.inserted - 1
-        lower = self._lower
-        if self.q.m == 0:
-            return [(1, lower(self._one))]
-        return [(t - self.q.seqs[ring_idx(&self.q, i)] + 1, lower(self._val(i))) for i in range(self.q.m - 1, -1, -1)]
+        self._enter("query_runs")
+        try:
+            lower = self._lower
+            if self.q.m == 0:
+                return [(1, lower(self._one))]
+            return [(t - self.q.seqs[ring_idx(&self.q, i)] + 1, lower(self._val(i)))
+                    for i in range(self.q.m - 1, -1, -1)]
+        finally:
+            self.state = ST_READY
 
     def step(self, value: Any) -> dict[int, Any]:
         """``insert(value)`` then ``query_all()``."""
-        self.insert(value)
-        return self.query_all()
+        self._enter("step")
+        try:
+            self._insert_one(value)
+            return self._query_all_c()
+        finally:
+            self.state = ST_READY
 
     def snapshot(self) -> SlickDequeNonInvState:
         cdef Py_ssize_t i
-        nodes = tuple((self.q.seqs[ring_idx(&self.q, i)], self._val(i)) for i in range(self.q.m))
-        return SlickDequeNonInvState(self.capacity, nodes, self.first, self.inserted, self.ranges)
+        self._enter("snapshot")
+        try:
+            nodes = tuple([(self.q.seqs[ring_idx(&self.q, i)], self._val(i)) for i in range(self.q.m)])
+            return SlickDequeNonInvState(self.capacity, nodes, self.first, self.inserted, self.ranges)
+        finally:
+            self.state = ST_READY
+
+    @classmethod
+    def _from_snapshot(cls, monoid, snapshot, ranges=None):
+        """The aggregator whose :meth:`snapshot` is ``snapshot`` (copying and pickling; no ⊗ call). The shape is
+        checked like the reference's (``ValueError``/``TypeError``), typed values like ``insert``."""
+        cdef SlickDequeNonInv agg = cls(monoid, ranges)
+        cdef Ring* q = &agg.q
+        cdef Slot s
+        cdef Py_ssize_t k
+        nodes = _noninv_snapshot_shape(snapshot, agg.ranges)
+        while q.size < len(nodes):
+            ring_grow(q)
+        for seq, val in nodes:
+            k = ring_idx(q, q.m)
+            if agg.kind != K_GENERIC:
+                _restore_slot(agg.kind, val, &s)
+                q.vals[k] = s
+            else:
+                slot_put(&q.vals[k], val)
+            q.seqs[k] = seq
+            q.m += 1
+        agg.first = snapshot.first
+        agg.inserted = snapshot.inserted
+        return agg
+
+    def __reduce__(self):
+        return (_restore, (type(self), self.monoid, {"ranges": self.ranges}, self.snapshot(), self.combine_count))
+
+    def __copy__(self):
+        return _restore(type(self), self.monoid, {"ranges": self.ranges}, self.snapshot(), self.combine_count)
+
+    # ---- the held operations SlickRange runs on both deques under their guards (see the reference) ----
+
+    def _acquire(self, operation):
+        self._enter(operation)
+
+    def _release(self):
+        if self.state == ST_BUSY:
+            self.state = ST_READY
+
+    def _lift_value(self, value):
+        cdef Slot v
+        if self.kind != K_GENERIC:
+            to_slot(self.kind, value, &v)
+            return box(self.kind, v)
+        return self._lift(value)
+
+    def _plan_insert(self, v):
+        cdef Slot s
+        if self.kind != K_GENERIC:
+            to_slot(self.kind, v, &s)
+            return self._plan_t(s)
+        return self._plan_g(v)
+
+    def _commit_insert(self, v, pops):
+        cdef Slot s
+        if self.kind != K_GENERIC:
+            to_slot(self.kind, v, &s)
+        else:
+            s.o = <PyObject*>v
+        self._commit(s, pops)
+
+    def _evict(self):
+        if self.inserted == self.first:
+            raise EmptyWindowError("slickdeque_noninv: evict() on an empty window")
+        self._evict_one()
+
+    def _query(self):
+        if self.q.m == 0:
+            return self._one
+        return self._val(0)
+
+    def _query_range(self, r):
+        return self._query_range_c(r)
+
+    def _query_all(self):
+        return self._query_all_c()
 
     def _memory_bytes(self):
         """Bytes malloc'd for the ring (values and sequence numbers)."""
@@ -670,17 +921,19 @@ cdef class SlickDequeInv:
     """SlickDequeInv(monoid, ranges=None, *, recompute_every=None)
 --
 
-    SlickDeque (Inv) (paper 001 Algorithm 1), compiled; same API, snapshots, ``combine_count`` and
-    ``inverse_count`` as ``swagkit.reference.SlickDequeInv``. Invertible monoids, or ``sum_f64`` with periodic
-    recomputation."""
+    SlickDeque (Inv) (paper 001 Algorithm 1), compiled; same API, snapshots, ``combine_count``,
+    ``inverse_count``, exception safety (strong) and re-entry guard as ``swagkit.reference.SlickDequeInv``;
+    copies and pickles go by snapshot. Invertible monoids, or ``sum_f64`` with periodic recomputation."""
 
     algorithm = "slickdeque_inv"
+    exception_safety = "strong"
 
     cdef readonly object monoid
     cdef public long long combine_count
     cdef public long long inverse_count
     cdef object _combine, _inverse, _lift, _lower, _one
     cdef int kind
+    cdef int state
     cdef Slot one_t
     cdef readonly tuple ranges
     cdef readonly object capacity
@@ -703,11 +956,23 @@ cdef class SlickDequeInv:
         self.rs = NULL
         self.answers = NULL
         self.k = 0
+        self.cap = 0
         self.agg.o = NULL
+        self.state = ST_NEW
 
     def __init__(self, monoid, ranges=None, *, recompute_every=None):
-        cdef Py_ssize_t i
+        cdef Py_ssize_t i, k
+        if self.state != ST_NEW:
+            if self.state == ST_BUSY:
+                raise _reentered("slickdeque_inv", "__init__")
+            raise TypeError("slickdeque_inv: __init__ called on an initialized structure")
+        monoid = _as_monoid(monoid, "slickdeque_inv")
         require_invertible(monoid)
+        rs = normalize_ranges(ranges)
+        capacity = _check_ring_size(rs[0], "slickdeque_inv") if rs else None  # before anything is allocated
+        if recompute_every is None:
+            recompute_every = 0 if monoid.invertible else (capacity or DEFAULT_RECOMPUTE_EVERY)
+        self.recompute_every = _check_recompute_every(recompute_every, "slickdeque_inv")
         self.monoid = monoid
         self.combine_count = 0
         self.inverse_count = 0
@@ -719,34 +984,35 @@ cdef class SlickDequeInv:
         self.kind = choose_kind(monoid, &self.one_t)
         if not _is_sum(self.kind):
             self.kind = K_GENERIC
-        self.ranges = normalize_ranges(ranges)
-        self.capacity = self.ranges[0] if self.ranges else None
-        self.cap = self.ranges[0] if self.ranges else 0
-        if recompute_every is None:
-            recompute_every = 0 if monoid.invertible else (self.cap or DEFAULT_RECOMPUTE_EVERY)
-        if isinstance(recompute_every, bool) or not isinstance(recompute_every, int) or recompute_every < 0:
-            raise ValueError(f"recompute_every must be a non-negative int, got {recompute_every!r}")
-        self.recompute_every = recompute_every
+        self.ranges = rs
+        self.capacity = capacity
         self.since = 0
         self.n = 0
         self.inserted_ = 0
         self.cursor = 0
-        if self.cap == 0:
+        if capacity is None:
             ring_init(&self.q, 16, False)
             self._set_agg_one()
         else:
-            ring_init(&self.q, self.cap, False)
-            self.k = len(self.ranges)
-            self.rs = <Py_ssize_t*>malloc(self.k * sizeof(Py_ssize_t))
-            self.answers = <Slot*>malloc(self.k * sizeof(Slot))
+            k = len(rs)
+            self.rs = <Py_ssize_t*>malloc(k * sizeof(Py_ssize_t))
+            self.answers = <Slot*>malloc(k * sizeof(Slot))
             if self.rs == NULL or self.answers == NULL:
+                free(self.rs)
+                free(self.answers)
+                self.rs = NULL
+                self.answers = NULL
                 raise MemoryError()
-            for i in range(self.k):
-                self.rs[i] = self.ranges[i]
+            for i in range(k):
+                self.rs[i] = rs[i]
                 self._slot_init(&self.answers[i], self._one, self.one_t)
+            self.k = k
+            ring_init(&self.q, capacity, False)
+            self.cap = capacity
             for i in range(self.cap):
                 self._slot_init(&self.q.vals[i], self._one, self.one_t)
             self.q.m = self.cap
+        self.state = ST_READY
 
     cdef inline void _slot_init(self, Slot* s, object g, Slot t) noexcept:
         if self.kind == K_GENERIC:
@@ -766,24 +1032,35 @@ cdef class SlickDequeInv:
     def __dealloc__(self):
         cdef Py_ssize_t i
         cdef bint g = self.kind == K_GENERIC
+        if self.answers != NULL:
+            if g:
+                for i in range(self.k):
+                    slot_clear(&self.answers[i])
+            free(self.answers)
+            self.answers = NULL
+        if self.rs != NULL:
+            free(self.rs)
+            self.rs = NULL
         if self.cap:
             if g and self.q.vals != NULL:
                 for i in range(self.q.m):
                     slot_clear(&self.q.vals[i])
             self.q.m = 0
-            if self.answers != NULL:
-                if g:
-                    for i in range(self.k):
-                        slot_clear(&self.answers[i])
-                free(self.answers)
-            if self.rs != NULL:
-                free(self.rs)
         elif g:
             slot_clear(&self.agg)
         ring_free(&self.q, g)
 
     def __len__(self):
         return self.n
+
+    cdef inline int _enter(self, str operation) except -1:
+        """The re-entry guard: refuse a call while another one of this structure runs (before any change)."""
+        if self.state != ST_READY:
+            if self.state == ST_BUSY:
+                raise _reentered("slickdeque_inv", operation)
+            raise TypeError("slickdeque_inv: the structure was not initialized")
+        self.state = ST_BUSY
+        return 0
 
     cdef inline object _otimes(self, object a, object b):
         self.combine_count += 1
@@ -794,6 +1071,7 @@ cdef class SlickDequeInv:
         return self._inverse(x)
 
     # ------------------------------------------------------------------------------------------------------------
+    # typed paths (sum kinds: nothing can fail half-way)
 
     cdef inline int _insert_t(self, Slot v, int kind) noexcept nogil:
         """Typed insert (sum kinds); -1 (nothing changed) when out of memory."""
@@ -854,6 +1132,12 @@ cdef class SlickDequeInv:
         self.n -= 1
         self._tick_t(kind)
 
+    cdef inline void _evict_k(self) noexcept nogil:
+        if self.kind == K_SUM_F:
+            self._evict_t(K_SUM_F)
+        else:
+            self._evict_t(K_SUM_I)
+
     cdef inline void _tick_t(self, int kind) noexcept nogil:
         if self.recompute_every == 0:
             return
@@ -906,123 +1190,34 @@ cdef class SlickDequeInv:
             return self._window_loop(inp, n, w, out, K_SUM_F)
         return self._window_loop(inp, n, w, out, K_SUM_I)
 
-    cdef int _insert_g(self, object v) except -1:
-        cdef Py_ssize_t j, W = self.cap, cur = self.cursor
-        cdef Ring* q = &self.q
-        if W == 0:
-            a = self._otimes(<object>self.agg.o, v)
-            if q.m == q.size:
-                ring_grow(q)
-            slot_put(&q.vals[ring_idx(q, q.m)], v)
-            q.m += 1
-            slot_set(&self.agg, a)
-            self.n += 1
-        else:
-            new = [self._otimes(self._inv(<object>q.vals[(cur - self.rs[j] + W) % W].o),
-                                self._otimes(<object>self.answers[j].o, v)) for j in range(self.k)]
-            for j in range(self.k):
-                slot_set(&self.answers[j], new[j])
-            slot_set(&q.vals[cur], v)
-            self.cursor = (cur + 1) % W
-            self.inserted_ += 1
-            if self.n < W:
-                self.n += 1
-        self._tick()
-        return 0
-
-    def insert(self, value: Any) -> None:
-        """Plain: ``agg ← agg ⊗ v`` (1 ⊗). Multi-query: ``ans_R ← inv(partials[currPos − R]) ⊗ (ans_R ⊗ v)``
-        for every range (2 ⊗ per range), then ``partials[currPos] ← v``."""
-        cdef Slot v
-        if self.kind != K_GENERIC:
-            to_slot(self.kind, value, &v)
-            if self._insert_k(v) < 0:
-                raise MemoryError()
-        else:
-            self._insert_g(self._lift(value))
-
-    def insert_many(self, values: Iterable[In]) -> None:
-        """Insert each of ``values`` in order (same ⊗ sequence as that many ``insert`` calls)."""
-        cdef Slot v
-        if self.kind != K_GENERIC:
-            for x in values:
-                to_slot(self.kind, x, &v)
-                if self._insert_k(v) < 0:
-                    raise MemoryError()
-        else:
-            lift = self._lift
-            for x in values:
-                self._insert_g(lift(x))
-
-    cdef int _evict(self) except -1:
-        cdef Py_ssize_t j, W = self.cap, slot
-        cdef Ring* q = &self.q
-        if self.kind != K_GENERIC:
-            if self.kind == K_SUM_F:
-                self._evict_t(K_SUM_F)
-            else:
-                self._evict_t(K_SUM_I)
-            return 0
-        if W == 0:
-            if self.n > 1:
-                a = self._otimes(self._inv(<object>q.vals[q.head].o), <object>self.agg.o)
-            else:
-                a = self._one
-            slot_clear(&q.vals[q.head])
-            slot_set(&self.agg, a)
-            q.head = (q.head + 1) & (q.size - 1)
-            q.m -= 1
-        else:
-            slot = (self.cursor - self.n + W) % W
-            old_o = <object>q.vals[slot].o
-            if self.n == 1:
-                new = [self._one for j in range(self.k)]
-            else:
-                new = [self._otimes(self._inv(old_o), <object>self.answers[j].o) if self.rs[j] >= self.n
-                       else <object>self.answers[j].o for j in range(self.k)]
-            for j in range(self.k):
-                slot_set(&self.answers[j], new[j])
-            slot_set(&q.vals[slot], self._one)
-        self.n -= 1
-        self._tick()
-        return 0
-
-    def evict(self) -> None:
-        """Remove the oldest partial (``inv(old) ⊗`` every aggregate covering it; an emptied window resets)."""
-        if self.n == 0:
-            raise EmptyWindowError("slickdeque_inv: evict() on an empty window")
-        self._evict()
-
-    def evict_many(self, count: int) -> None:
-        """Evict the ``count`` oldest partials; ``EmptyWindowError`` (nothing evicted) beyond the size."""
+    cdef Py_ssize_t _insert_run(self, const Slot* inp, Py_ssize_t n) noexcept nogil:
         cdef Py_ssize_t i
-        if count < 0:
-            raise ValueError("evict_many: count must be non-negative")
-        if count > self.n:
-            raise EmptyWindowError(f"slickdeque_inv: evict_many({count}) on a window of {self.n}")
-        for i in range(count):
-            self._evict()
+        for i in range(n):
+            if self._insert_k(inp[i]) < 0:
+                return i
+        return n
 
-    cdef int _tick(self) except -1:
-        if self.recompute_every == 0:
-            return 0
-        self.since += 1
-        if self.since >= max(self.recompute_every, self.n):
-            self.since = 0
-            self._recompute()
-        return 0
+    # ------------------------------------------------------------------------------------------------------------
+    # generic path: every ⊗ and inverse result (and a refold the update makes due) before any write
 
-    cdef int _recompute(self) except -1:
-        cdef Py_ssize_t j, i, lo, W = self.cap
-        cdef Slot acc
-        window = self._window()
-        if W == 0:
-            self._store_agg(self._fold(window, 0))
-            return 0
+    cdef inline bint _refold_due(self, Py_ssize_t n_after) noexcept:
+        return self.recompute_every != 0 and self.since + 1 >= (
+            self.recompute_every if self.recompute_every > n_after else n_after)
+
+    cdef inline void _advance_since(self, bint refold) noexcept:
+        if self.recompute_every != 0:
+            self.since = 0 if refold else self.since + 1
+
+    cdef list _refold(self, list window):
+        """Every running aggregate folded from ``window`` (oldest first), longest range first; plain mode: one."""
+        cdef Py_ssize_t j, lo, n = len(window)
+        if self.cap == 0:
+            return [self._fold(window, 0)]
+        out = []
         for j in range(self.k):
-            lo = self.n - self.rs[j]
-            self._store_answer(j, self._fold(window, lo if lo > 0 else 0))
-        return 0
+            lo = n - self.rs[j]
+            out.append(self._fold(window, lo if lo > 0 else 0))
+        return out
 
     cdef object _fold(self, list window, Py_ssize_t lo):
         cdef Py_ssize_t i
@@ -1033,21 +1228,172 @@ cdef class SlickDequeInv:
             acc = self._otimes(acc, window[i])
         return acc
 
-    cdef void _store_agg(self, object v) except *:
-        cdef Slot s
-        if self.kind == K_GENERIC:
-            slot_set(&self.agg, v)
+    cdef int _insert_g(self, object v) except -1:
+        cdef Py_ssize_t j, W = self.cap, cur = self.cursor, n_after
+        cdef Ring* q = &self.q
+        cdef bint refold
+        if W == 0:
+            a = self._otimes(<object>self.agg.o, v)
+            n_after = self.n + 1
+            refold = self._refold_due(n_after)
+            if refold:
+                window = self._window()
+                window.append(v)
+                a = self._refold(window)[0]
+            if q.m == q.size:
+                ring_grow(q)  # MemoryError: nothing changed
+            slot_put(&q.vals[ring_idx(q, q.m)], v)
+            q.m += 1
+            slot_set(&self.agg, a)
         else:
-            to_slot(self.kind, v, &s)
-            self.agg = s
+            new = [self._otimes(self._inv(<object>q.vals[(cur - self.rs[j] + W) % W].o),
+                                self._otimes(<object>self.answers[j].o, v)) for j in range(self.k)]
+            n_after = self.n + 1 if self.n < W else W
+            refold = self._refold_due(n_after)
+            if refold:
+                window = self._window()
+                window.append(v)
+                new = self._refold(window[len(window) - n_after:])
+            old = <object>q.vals[cur].o  # released when this returns, with the state whole
+            for j in range(self.k):
+                slot_set(&self.answers[j], new[j])
+            slot_set(&q.vals[cur], v)
+            self.cursor = (cur + 1) % W
+            self.inserted_ += 1
+        self.n = n_after
+        self._advance_since(refold)
+        return 0
 
-    cdef void _store_answer(self, Py_ssize_t j, object v) except *:
-        cdef Slot s
-        if self.kind == K_GENERIC:
-            slot_set(&self.answers[j], v)
+    cdef int _evict_g(self) except -1:
+        cdef Py_ssize_t j, W = self.cap, slot, n_after = self.n - 1
+        cdef Ring* q = &self.q
+        cdef bint refold
+        if W == 0:
+            old = <object>q.vals[q.head].o
+            if self.n > 1:
+                a = self._otimes(self._inv(old), <object>self.agg.o)
+            else:
+                a = self._one
+            refold = self._refold_due(n_after)
+            if refold:
+                a = self._refold(self._window()[1:])[0]
+            slot_clear(&q.vals[q.head])  # ``old`` keeps it alive until this returns
+            slot_set(&self.agg, a)
+            q.head = (q.head + 1) & (q.size - 1)
+            q.m -= 1
         else:
-            to_slot(self.kind, v, &s)
-            self.answers[j] = s
+            slot = (self.cursor - self.n + W) % W
+            old = <object>q.vals[slot].o
+            if self.n == 1:
+                new = [self._one for j in range(self.k)]
+            else:
+                new = [self._otimes(self._inv(old), <object>self.answers[j].o) if self.rs[j] >= self.n
+                       else <object>self.answers[j].o for j in range(self.k)]
+            refold = self._refold_due(n_after)
+            if refold:
+                new = self._refold(self._window()[1:])
+            for j in range(self.k):
+                slot_set(&self.answers[j], new[j])
+            slot_set(&q.vals[slot], self._one)
+        self.n = n_after
+        self._advance_since(refold)
+        return 0
+
+    cdef int _insert_one(self, object value) except -1:
+        cdef Slot v
+        if self.kind != K_GENERIC:
+            to_slot(self.kind, value, &v)
+            if self._insert_k(v) < 0:
+                raise MemoryError()
+        else:
+            self._insert_g(self._lift(value))
+        return 0
+
+    cdef int _evict_one(self) except -1:
+        if self.kind != K_GENERIC:
+            self._evict_k()
+        else:
+            self._evict_g()
+        return 0
+
+    # ------------------------------------------------------------------------------------------------------------
+
+    def insert(self, value: In) -> None:
+        """Plain: ``agg ← agg ⊗ v`` (1 ⊗). Multi-query: ``ans_R ← inv(partials[currPos − R]) ⊗ (ans_R ⊗ v)``
+        for every range (2 ⊗ per range), then ``partials[currPos] ← v``."""
+        self._enter("insert")
+        try:
+            self._insert_one(value)
+        finally:
+            self.state = ST_READY
+
+    def insert_many(self, values: Iterable[In]) -> None:
+        """Insert each of ``values`` in order (same ⊗ sequence as that many ``insert`` calls). Every value is
+        validated (lifted) first, so a refused one changes nothing; if ``combine`` or ``inverse`` raises at the
+        j-th insertion, the first j stay inserted and the exception's note says so."""
+        cdef Py_ssize_t n = 0, done, j = 0
+        cdef Slot* inp = NULL
+        self._enter("insert_many")
+        try:
+            if self.kind != K_GENERIC:
+                keep = _slots_of(self.kind, values, &n, &inp)
+                try:
+                    with nogil:
+                        done = self._insert_run(inp, n)
+                    if done < n:
+                        err = MemoryError()
+                        err.add_note(f"swagkit slickdeque_inv: insert_many inserted {done} of {n} values")
+                        raise err
+                finally:
+                    if keep is None and inp != NULL:
+                        free(inp)
+                return
+            lift = self._lift
+            lifted = [lift(x) for x in values]
+            try:
+                for v in lifted:
+                    self._insert_g(v)
+                    j += 1
+            except BaseException as err:
+                err.add_note(f"swagkit slickdeque_inv: insert_many inserted {j} of {len(lifted)} values")
+                raise
+        finally:
+            self.state = ST_READY
+
+    def evict(self) -> None:
+        """Remove the oldest partial (``inv(old) ⊗`` every aggregate covering it; an emptied window resets)."""
+        self._enter("evict")
+        try:
+            if self.n == 0:
+                raise EmptyWindowError("slickdeque_inv: evict() on an empty window")
+            self._evict_one()
+        finally:
+            self.state = ST_READY
+
+    def evict_many(self, count: int) -> None:
+        """Evict the ``count`` oldest partials; ``EmptyWindowError`` (nothing evicted) beyond the size,
+        ``ValueError``/``TypeError`` for a negative or non-integer count. If ``combine`` or ``inverse`` raises at
+        the j-th eviction, the first j stay evicted (the exception's note says so)."""
+        cdef Py_ssize_t j = 0, c
+        self._enter("evict_many")
+        try:
+            count = _check_count(count)
+            if count > self.n:
+                raise EmptyWindowError(f"slickdeque_inv: evict_many({count}) on a window of {self.n}")
+            c = count
+            if self.kind != K_GENERIC:
+                for j in range(c):
+                    self._evict_k()
+                return
+            try:
+                while j < c:
+                    self._evict_g()
+                    j += 1
+            except BaseException as err:
+                err.add_note(f"swagkit slickdeque_inv: evict_many evicted {j} of {c} values")
+                raise
+        finally:
+            self.state = ST_READY
 
     cdef inline object _box(self, Slot s):
         if self.kind == K_GENERIC:
@@ -1062,44 +1408,126 @@ cdef class SlickDequeInv:
 
     # ------------------------------------------------------------------------------------------------------------
 
-    def query(self) -> Any:
+    def query(self) -> Out:
         """The whole window, lowered. 0 ⊗."""
-        if self.cap == 0:
-            return self._lower(self._box(self.agg))
-        return self._lower(self._box(self.answers[0]))
+        self._enter("query")
+        try:
+            if self.cap == 0:
+                return self._lower(self._box(self.agg))
+            return self._lower(self._box(self.answers[0]))
+        finally:
+            self.state = ST_READY
 
     def query_range(self, r: int) -> Any:
         """The newest ``min(r, n)`` partials, lowered; ``r`` must be a registered range. 0 ⊗."""
         cdef Py_ssize_t j
-        if self.cap != 0 and not isinstance(r, bool) and isinstance(r, int):
-            for j in range(self.k):
-                if self.rs[j] == r:
-                    return self._lower(self._box(self.answers[j]))
-        raise ValueError(f"slickdeque_inv answers only its registered ranges {list(self.ranges)}, not {r!r}")
+        self._enter("query_range")
+        try:
+            if self.cap != 0 and not isinstance(r, bool) and isinstance(r, int):
+                for j in range(self.k):
+                    if self.rs[j] == r:
+                        return self._lower(self._box(self.answers[j]))
+            raise ValueError(f"slickdeque_inv answers only its registered ranges {list(self.ranges)}, not {r!r}")
+        finally:
+            self.state = ST_READY
 
-    def query_all(self) -> dict[int, Any]:
-        """``{r: query_range(r)}`` for every registered range, longest first. 0 ⊗."""
+    cdef dict _query_all_c(self):
         cdef Py_ssize_t j
         lower = self._lower
         return {self.ranges[j]: lower(self._box(self.answers[j])) for j in range(self.k)}
 
+    def query_all(self) -> dict[int, Any]:
+        """``{r: query_range(r)}`` for every registered range, longest first. 0 ⊗."""
+        self._enter("query_all")
+        try:
+            return self._query_all_c()
+        finally:
+            self.state = ST_READY
+
     def step(self, value: Any) -> dict[int, Any]:
         """``insert(value)`` then ``query_all()``."""
-        self.insert(value)
-        return self.query_all()
+        self._enter("step")
+        try:
+            self._insert_one(value)
+            return self._query_all_c()
+        finally:
+            self.state = ST_READY
 
     def snapshot(self) -> SlickDequeInvState:
         cdef Py_ssize_t i, j
-        if self.cap == 0:
-            return SlickDequeInvState(None, tuple(self._window()), 0, 0, ((None, self._box(self.agg)),), self.n)
-        return SlickDequeInvState(
-            self.capacity,
-            tuple(self._box(self.q.vals[i]) for i in range(self.cap)),
-            self.cursor,
-            self.inserted_,
-            tuple((self.ranges[j], self._box(self.answers[j])) for j in range(self.k)),
-            self.n,
-        )
+        self._enter("snapshot")
+        try:
+            if self.cap == 0:
+                return SlickDequeInvState(None, tuple(self._window()), 0, 0, ((None, self._box(self.agg)),), self.n)
+            return SlickDequeInvState(
+                self.capacity,
+                tuple([self._box(self.q.vals[i]) for i in range(self.cap)]),
+                self.cursor,
+                self.inserted_,
+                tuple([(self.ranges[j], self._box(self.answers[j])) for j in range(self.k)]),
+                self.n,
+            )
+        finally:
+            self.state = ST_READY
+
+    cdef dict _params(self):
+        return {"ranges": self.ranges, "recompute_every": self.recompute_every, "since": self.since,
+                "inverse_count": self.inverse_count}
+
+    @classmethod
+    def _from_snapshot(cls, monoid, snapshot, ranges=None, recompute_every=None, since=0, inverse_count=0):
+        """The aggregator whose :meth:`snapshot` is ``snapshot`` (copying and pickling; no ⊗ call). The shape is
+        checked like the reference's (``ValueError``/``TypeError``), typed values like ``insert``."""
+        cdef SlickDequeInv agg = cls(monoid, ranges, recompute_every=recompute_every)
+        cdef Ring* q = &agg.q
+        cdef Py_ssize_t i
+        partials, answers = _inv_snapshot_shape(snapshot, agg.ranges, since, inverse_count)
+        if agg.cap == 0:
+            while q.size < len(partials):
+                ring_grow(q)
+            for x in partials:
+                agg._store_new(&q.vals[ring_idx(q, q.m)], x)
+                q.m += 1
+            agg._store(&agg.agg, answers[0])
+        else:
+            for i in range(agg.cap):
+                agg._store(&q.vals[i], partials[i])
+            for i in range(agg.k):
+                agg._store(&agg.answers[i], answers[i])
+            agg.cursor = snapshot.cursor
+            agg.inserted_ = snapshot.inserted
+        agg.n = snapshot.length
+        agg.since = since
+        agg.inverse_count = inverse_count
+        return agg
+
+    cdef int _store(self, Slot* slot, object x) except -1:
+        """Overwrite a slot that holds a value (generic: a reference) with ``x`` (typed: validated)."""
+        cdef Slot s
+        if self.kind != K_GENERIC:
+            _restore_slot(self.kind, x, &s)
+            slot[0] = s
+        else:
+            slot_set(slot, x)
+        return 0
+
+    cdef int _store_new(self, Slot* slot, object x) except -1:
+        """Fill an empty slot with ``x`` (typed: validated)."""
+        cdef Slot s
+        if self.kind != K_GENERIC:
+            _restore_slot(self.kind, x, &s)
+            slot[0] = s
+        else:
+            slot_put(slot, x)
+        return 0
+
+    def __reduce__(self):
+        snap = self.snapshot()
+        return (_restore, (type(self), self.monoid, self._params(), snap, self.combine_count))
+
+    def __copy__(self):
+        snap = self.snapshot()
+        return _restore(type(self), self.monoid, self._params(), snap, self.combine_count)
 
     def _memory_bytes(self):
         """Bytes malloc'd for the partials and the running aggregates."""
@@ -1120,14 +1548,16 @@ def _negate(x):
 def _window_array(cls, monoid, values, window):
     """Compiled ``window_array``: per item, evict when full, insert, record ``query()``. For a typed kind whose
     ``lower`` is the identity (Non-Inv max/min, Inv sum in plain mode) one C loop over validated slots returning
-    an ``array.array`` ('d'/'q'); otherwise a list."""
-    cdef Py_ssize_t w = window, n = 0, done
+    an ``array.array`` ('d'/'q'); otherwise a list. (``window`` is checked by the caller; a window beyond
+    ``Py_ssize_t`` is never reached, so it is clamped.)"""
+    cdef Py_ssize_t w, n = 0, done
     cdef Slot* inp = NULL
     cdef Slot* outp
     cdef object keep = None
     cdef int kind = 0
     cdef SlickDequeNonInv a
     cdef SlickDequeInv b
+    w = window if window < PY_SSIZE_T_MAX else PY_SSIZE_T_MAX
     agg = cls(monoid)
     typed = False
     if isinstance(agg, SlickDequeNonInv):
@@ -1145,7 +1575,7 @@ def _window_array(cls, monoid, values, window):
             if n > 0:
                 outp = <Slot*>(<cpython.array.array>out).data.as_voidptr
                 if isinstance(agg, SlickDequeNonInv):
-                    while a.q.size < w:
+                    while a.q.size < (w if w < n else n):  # the deque never exceeds the window nor the input
                         ring_grow(&a.q)
                     with nogil:
                         done = a._window_run(inp, n, w, outp)
@@ -1160,7 +1590,7 @@ def _window_array(cls, monoid, values, window):
                 free(inp)
     res = []
     for x in values:
-        if len(agg) == window:
+        if len(agg) == w:
             agg.evict()
         agg.insert(x)
         res.append(agg.query())

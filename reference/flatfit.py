@@ -44,9 +44,14 @@ Choices where the papers leave details open (each named with the sentence that l
 4. *The Positions stack.* 000 §7.2 footnote 3 reuses the stack across queries; we keep one list. The slot whose
    pointer is already ``tail`` is not pushed (its partial starts ``acc``), so a query invokes ⊗ exactly
    (number of pushed slots) times.
-5. *A raising ⊗.* Not discussed by either paper. Each popped slot is rewritten only after its ⊗ returned, and
-   ``Positions`` is emptied in a ``finally``; a ⊗ that raises mid-query therefore leaves a valid state (some
-   ranges already stitched, the rest untouched), so the aggregator stays usable.
+5. *A raising ⊗.* Not discussed by either paper. Exception safety is *strong*: a query computes the stitched
+   aggregates of every pushed slot first (popping ``Positions`` in the same order, the same ⊗ calls) and writes
+   them, with their pointers to ``tail``, only when the last ⊗ has returned; ``Positions`` is emptied in a
+   ``finally``. A ⊗ that raises mid-query (a ``KeyboardInterrupt`` inside it included) therefore leaves the
+   structure exactly as it was. ``insert`` and ``evict`` call no ⊗; a resize builds the new arrays aside.
+   Re-entrant or concurrent calls (from ``combine``, ``lift``, ``lower`` or a second thread) are refused with
+   :class:`~swagkit.spec.errors.ReentrantCallError` before anything changes (the structure is not
+   thread-safe), and copies and pickles go by snapshot (:func:`check_snapshot` validates a snapshot first).
 
 6. *Several queries on one structure.* 001 §2 says FlatFIT "supports multiple queries and reuses partial results
    across queries" without saying how. ``query_range(r)`` runs :meth:`query`'s traversal from the slot ``r``
@@ -68,22 +73,55 @@ from __future__ import annotations
 
 from typing import Any
 
-from swagkit.spec.errors import SwagkitError
 from swagkit.spec.monoid import Monoid
 from swagkit.spec.snapshots import FlatFITState
 
 from ._base import InOrderAggregator
+from ._guard import guarded
+from .slickdeque import refuse_reinit, restored_value_check
 
 #: smallest capacity of the circular buffer (a power of two)
 MIN_CAPACITY = 2
 
 
+def check_snapshot(s: Any) -> FlatFITState:
+    """Check that ``s`` is a :class:`FlatFITState` FlatFIT can hold (shared by both implementations'
+    ``_from_snapshot``): a power-of-two capacity ≥ :data:`MIN_CAPACITY` with arrays of that length, ``tail`` =
+    ``head + size`` (mod capacity), an empty ``Positions`` stack, and every live pointer skipping forward inside
+    the window (to a later live slot or to ``tail``), so every traversal ends at ``tail``. Raises
+    ``TypeError``/``ValueError`` otherwise."""
+    if not isinstance(s, FlatFITState):
+        raise TypeError(f"flatfit: expected a FlatFITState, got {type(s).__name__}")
+    cap, head, tail, size = s.capacity, s.head, s.tail, s.size
+    for name, x in (("capacity", cap), ("head", head), ("tail", tail), ("size", size)):
+        if isinstance(x, bool) or not isinstance(x, int):
+            raise TypeError(f"flatfit: snapshot {name} must be an int, got {type(x).__name__}")
+    partials, pointers = tuple(s.partials), tuple(s.pointers)
+    if cap < MIN_CAPACITY or cap & (cap - 1) or len(partials) != cap or len(pointers) != cap:
+        raise ValueError("flatfit: a snapshot's capacity is a power of two ≥ 2 and both arrays have that length")
+    if not (0 <= head < cap and 0 <= size <= cap and tail == (head + size) % cap) or tuple(s.positions):
+        raise ValueError("flatfit: a snapshot needs 0 ≤ head < capacity, tail = head + size and empty Positions")
+    for k in range(size):
+        j = pointers[(head + k) % cap]
+        if isinstance(j, bool) or not isinstance(j, int) or not 0 <= j < cap:
+            raise ValueError("flatfit: a live pointer must be a slot index")
+        reach = size if j == tail else (j - head) % cap
+        if not k < reach <= size:
+            raise ValueError("flatfit: a live pointer must skip forward inside the window")
+    return s
+
+
 class FlatFIT(InOrderAggregator[Any, Any, Any]):
-    """FlatFIT SWAG (id ``flatfit``), resizable. Amortized O(1), worst-case O(n) ⊗ per query; no ⊗ on insert/evict."""
+    """FlatFIT SWAG (id ``flatfit``), resizable. Amortized O(1), worst-case O(n) ⊗ per query; no ⊗ on insert/evict.
+
+    Exception safety: *strong* (choice 5 of the module docstring): a query writes its stitched ranges only when
+    all its ⊗ have returned."""
 
     algorithm = "flatfit"
+    exception_safety = "strong"
 
     def __init__(self, monoid: Monoid[Any, Any, Any]) -> None:
+        refuse_reinit(self, self.algorithm)
         super().__init__(monoid)
         self.capacity = MIN_CAPACITY
         self.Partials: list[Any] = [None] * MIN_CAPACITY
@@ -92,11 +130,6 @@ class FlatFIT(InOrderAggregator[Any, Any, Any]):
         self.head = 0
         self.tail = 0
         self.size = 0
-        self._busy = False  # inside a query (guards against re-entry from a combine call)
-
-    def _enter(self) -> None:
-        if self._busy:
-            raise SwagkitError("flatfit: the aggregator was re-entered from a combine call during a query")
 
     def _resize(self, new_capacity: int) -> None:
         """Move the live slots to ``0 … size−1`` of new arrays, re-basing every pointer by the same shift."""
@@ -113,10 +146,8 @@ class FlatFIT(InOrderAggregator[Any, Any, Any]):
         self.head = 0
         self.tail = self.size % new_capacity
 
-    def insert(self, value: Any) -> None:
+    def _insert(self, v: Any) -> None:
         """Write v at ``tail`` with a pointer to its successor (growing a full buffer first). No ⊗."""
-        self._enter()
-        v = self.monoid.lift(value)
         if self.size == self.capacity:
             self._resize(2 * self.capacity)
         t = self.tail
@@ -126,10 +157,8 @@ class FlatFIT(InOrderAggregator[Any, Any, Any]):
         self.tail = nxt
         self.size += 1
 
-    def evict(self) -> None:
+    def _evict(self) -> None:
         """Drop the slot at ``head`` (shrinking when a quarter full or less). No ⊗."""
-        self._enter()
-        self._require_nonempty()
         h = self.head
         self.Partials[h] = None
         self.Pointers[h] = -1
@@ -138,14 +167,14 @@ class FlatFIT(InOrderAggregator[Any, Any, Any]):
         if self.capacity > MIN_CAPACITY and self.size <= self.capacity // 4:
             self._resize(self.capacity // 2)
 
-    def query(self) -> Any:
+    def _query(self) -> Any:
         """Traverse from ``head`` by the pointers, pushing slots onto ``Positions``; pop them, stitching each range
         up to ``tail``. One ⊗ per pushed slot (at most n − 1)."""
-        self._enter()
         if self.size == 0:
-            return self.monoid.lower(self._one)
-        return self.monoid.lower(self._stitch_from(self.head))
+            return self._one
+        return self._stitch_from(self.head)
 
+    @guarded
     def query_range(self, r: int) -> Any:
         """The newest ``min(r, n)`` elements, lowered: the traversal of :meth:`query` started ``min(r, n)`` slots
         before ``tail`` (FlatFIT answers several ranges from one structure, 001 §2). At most ``min(r, n) − 1`` ⊗;
@@ -153,7 +182,6 @@ class FlatFIT(InOrderAggregator[Any, Any, Any]):
         cost at most n − 1 ⊗ per step together (001 §4's max-multi count)."""
         if isinstance(r, bool) or not isinstance(r, int) or r < 1:
             raise ValueError(f"range must be an int ≥ 1, got {r!r}")
-        self._enter()
         if self.size == 0:
             return self.monoid.lower(self._one)
         start = (self.tail - min(r, self.size)) % self.capacity
@@ -161,29 +189,31 @@ class FlatFIT(InOrderAggregator[Any, Any, Any]):
 
     def _stitch_from(self, start: int) -> Any:
         """Follow the pointers from ``start`` to ``tail`` pushing slots, then pop them stitching each range up to
-        ``tail``; returns the aggregate of slots ``start … tail−1``."""
+        ``tail``; returns the aggregate of slots ``start … tail−1``. The stitched aggregates are written (with
+        their pointers to ``tail``) only after the last ⊗ returned: a raising ⊗ changes nothing."""
         P, Q, stack, tail = self.Partials, self.Pointers, self.Positions, self.tail
-        self._busy = True
         try:
             i = start
             while Q[i] != tail:
                 stack.append(i)
                 i = Q[i]
             acc = P[i]
-            while stack:
-                j = stack[-1]
+            stitched: list[Any] = []
+            for j in reversed(stack):  # the pop order
                 acc = self._otimes(P[j], acc)
-                P[j] = acc
+                stitched.append(acc)
+            for a in stitched:
+                j = stack.pop()
+                P[j] = a
                 Q[j] = tail
-                stack.pop()
         finally:
             stack.clear()
-            self._busy = False
         return acc
 
     def __len__(self) -> int:
         return self.size
 
+    @guarded
     def snapshot(self) -> FlatFITState:
         cap = self.capacity
         live = {(self.head + k) % cap for k in range(self.size)}
@@ -197,5 +227,23 @@ class FlatFIT(InOrderAggregator[Any, Any, Any]):
             positions=tuple(self.Positions),
         )
 
+    @classmethod
+    def _from_snapshot(cls, monoid: Monoid[Any, Any, Any], snapshot: FlatFITState) -> "FlatFIT":
+        """The aggregator whose :meth:`snapshot` is ``snapshot`` (copying and pickling; no ⊗ call); a snapshot
+        :func:`check_snapshot` refuses raises ``TypeError``/``ValueError``."""
+        s = check_snapshot(snapshot)
+        agg = cls(monoid)
+        cap = s.capacity
+        live = {(s.head + k) % cap for k in range(s.size)}
+        check = restored_value_check(agg.monoid)
+        if check is not None:
+            for i in live:
+                check(s.partials[i])
+        agg.capacity = cap
+        agg.Partials = [v if i in live else None for i, v in enumerate(s.partials)]
+        agg.Pointers = [p if i in live else -1 for i, p in enumerate(s.pointers)]
+        agg.head, agg.tail, agg.size = s.head, s.tail, s.size
+        return agg
 
-__all__ = ["FlatFIT", "MIN_CAPACITY"]
+
+__all__ = ["FlatFIT", "MIN_CAPACITY", "check_snapshot"]

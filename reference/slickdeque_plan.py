@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable, Iterable
 
-from swagkit.spec.monoid import Monoid
+from swagkit.spec.monoid import Monoid, as_monoid
 from swagkit.spec.slickdeque_plan import SharedPlan
 
 from .slickdeque import SlickDequeInv, SlickDequeNonInv
@@ -35,9 +35,13 @@ def run_plan(
 
     The SlickDeque gets the plan's distinct window sizes in partials as its ranges (capacity ``plan.w_size``);
     partials are already lifted, so it runs over ``monoid`` with ``lift`` replaced by the identity function.
-    ``classes`` = (Inv class, Non-Inv class), e.g. those of :mod:`swagkit.optimized`."""
+    ``classes`` = (Inv class, Non-Inv class), e.g. those of :mod:`swagkit.optimized`. A ``combine`` that raises
+    propagates out of ``run_plan`` (the SlickDeque keeps its strong guarantee; the partial answers are lost)."""
     if variant not in ("inv", "noninv"):
         raise ValueError(f"variant must be 'inv' or 'noninv', got {variant!r}")
+    monoid = as_monoid(monoid, "run_plan")
+    if not isinstance(monoid, Monoid):
+        raise TypeError(f"run_plan: expected a Monoid (a dataclass whose lift it can replace), got {monoid!r}")
     lifted = replace(monoid, lift=_same)
     cls = classes[0] if variant == "inv" else classes[1]
     agg = cls(lifted, plan.range_counts)

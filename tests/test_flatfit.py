@@ -175,8 +175,8 @@ def test_typed_validation_leaves_structure_intact(kind: str) -> None:
             assert (canon(a.snapshot()), a.combine_count, len(a)) == before
         good = gen_value(kind, rng)
         with pytest.raises((TypeError, ValueError, OverflowError)):
-            a.insert_many([good, bad[0]])  # the valid prefix goes in, like the reference's insert loop
-        window.append(good)
+            a.insert_many([good, bad[0]])  # every value is validated first: nothing goes in (issue 12)
+        assert (canon(a.snapshot()), a.combine_count, len(a)) == before
         CHECKERS["flatfit"](a.snapshot(), a.monoid, [a.monoid.lift(v) for v in window])
 
 
