@@ -6,15 +6,25 @@
 # and calls ``combine``. Every function performs exactly the ⊕ calls of swagkit.reference.flatfat, in the same
 # order: ``new`` n−1, a walk log2 n, a bulk update one per distinct ancestor (levels in increasing index
 # order), ``prefix``/``suffix`` one per sibling met on the relevant side.
+#
+# Sizes: a tree of n leaves needs 2n slots; ``tree_new_array`` refuses (NULL) an n whose byte size would not fit
+# in a Py_ssize_t, and the classes check capacities against ``MAX_CAPACITY`` (OverflowError) before that.
+# Exception safety: ``tree_propagate_g`` is strong (it keeps the nodes it overwrites and puts them back when a
+# combine raises); ``tree_build_g`` works on an array its caller discards if it raises.
 
 from libc.stdlib cimport qsort
+
+cdef extern from *:
+    """
+    #define SWAG_PY_SSIZE_T_MAX PY_SSIZE_T_MAX
+    """
+    const Py_ssize_t SWAG_PY_SSIZE_T_MAX
 
 ctypedef struct Tree:
     Slot* T
     Py_ssize_t n
     Slot one
     int64_t count
-    bint broken       # generic path: a combine raised half-way through an update
 
 
 cdef int _cmp_ssize(const void* a, const void* b) noexcept nogil:
@@ -24,6 +34,10 @@ cdef int _cmp_ssize(const void* a, const void* b) noexcept nogil:
 
 
 cdef inline Slot* tree_new_array(Py_ssize_t n) noexcept nogil:
+    """An uninitialized array of 2n slots, or NULL (no memory, or a size that does not fit: n < 1 or
+    2n·sizeof(Slot) > PY_SSIZE_T_MAX, checked before malloc)."""
+    if n < 1 or n > SWAG_PY_SSIZE_T_MAX // (2 * <Py_ssize_t>sizeof(Slot)):
+        return NULL
     return <Slot*>malloc(2 * n * sizeof(Slot))
 
 
@@ -128,18 +142,48 @@ cdef inline int tree_node_g(Tree* t, Py_ssize_t h, object comb) except -1:
 
 
 cdef int tree_build_g(Tree* t, object comb) except -1:
+    """Algorithm 1 on ``t`` (every slot holds a reference). If a combine raises, the nodes hold a mix of old
+    and new values: the caller builds into an array it discards then (``new``, a Reactive rebuild)."""
     cdef Py_ssize_t h
-    t.broken = True
     for h in range(t.n - 1, 0, -1):
         tree_node_g(t, h, comb)
-    t.broken = False
     return 0
 
 
+cdef inline Py_ssize_t _ancestor_bound(Py_ssize_t n, Py_ssize_t m) noexcept nogil:
+    """An upper bound on the distinct proper ancestors of m leaves of a tree of n ≥ 2 leaves: ≤ n − 1, and ≤ m
+    per level over log2 n levels."""
+    cdef Py_ssize_t depth = 0, k = n
+    while k > 1:
+        k >>= 1
+        depth += 1
+    if m <= (n - 1) // depth:
+        return m * depth
+    return n - 1
+
+
 cdef int tree_propagate_g(Tree* t, Py_ssize_t* leaves, Py_ssize_t m, object comb) except -1:
-    cdef Py_ssize_t k, j, h, p
+    """Recompute the distinct ancestors of ``leaves`` (distinct leaf indices; the array is sorted and rewritten
+    in place). Strong: the overwritten nodes are kept (their references) and put back if a combine raises."""
+    cdef Py_ssize_t k, j, h, p, nsaved = 0, bound
+    cdef Slot* saved
+    cdef Py_ssize_t* at
+    cdef PyObject* old
+    cdef Slot saved_local[64]      # enough for one leaf-to-root walk (log2 n ≤ 64): no malloc per walk
+    cdef Py_ssize_t at_local[64]
     if t.n == 1 or m == 0:
         return 0
+    bound = _ancestor_bound(t.n, m)
+    if bound <= 64:
+        saved = saved_local
+        at = at_local
+    else:
+        saved = <Slot*>malloc(bound * sizeof(Slot))
+        at = <Py_ssize_t*>malloc(bound * sizeof(Py_ssize_t))
+        if saved == NULL or at == NULL:
+            free(saved)
+            free(at)
+            raise MemoryError()
     qsort(leaves, m, sizeof(Py_ssize_t), _cmp_ssize)
     j = 0
     for k in range(m):
@@ -148,18 +192,38 @@ cdef int tree_propagate_g(Tree* t, Py_ssize_t* leaves, Py_ssize_t m, object comb
             leaves[j] = p
             j += 1
     m = j
-    t.broken = True
-    while m > 0:
-        j = 0
-        for k in range(m):
-            h = leaves[k]
-            tree_node_g(t, h, comb)
-            p = h >> 1
-            if p >= 1 and (j == 0 or leaves[j - 1] != p):
-                leaves[j] = p
-                j += 1
-        m = j
-    t.broken = False
+    try:
+        while m > 0:
+            j = 0
+            for k in range(m):
+                h = leaves[k]
+                t.count += 1
+                r = comb(slot_get(t.T[2 * h]), slot_get(t.T[2 * h + 1]))
+                saved[nsaved] = t.T[h]  # the old value's reference moves to ``saved``
+                at[nsaved] = h
+                nsaved += 1
+                slot_put(&t.T[h], r)
+                p = h >> 1
+                if p >= 1 and (j == 0 or leaves[j - 1] != p):
+                    leaves[j] = p
+                    j += 1
+            m = j
+    except BaseException:
+        while nsaved > 0:  # put the old values back, newest write first
+            nsaved -= 1
+            h = at[nsaved]
+            old = t.T[h].o
+            t.T[h] = saved[nsaved]
+            Py_XDECREF(old)
+        if saved != saved_local:
+            free(saved)
+            free(at)
+        raise
+    for k in range(nsaved):
+        Py_XDECREF(saved[k].o)
+    if saved != saved_local:
+        free(saved)
+        free(at)
     return 0
 
 
