@@ -15,6 +15,13 @@ timestamp of an empty window decides their representation -- C int64 for ``int``
 (O(n), invisible in snapshots). Comparisons happen only in the read-only search phases, so a comparison that
 raises (incomparable types) changes nothing.
 
+Exception safety (refuse), the re-entry guard, copies and pickles by snapshot, numpy timestamps: exactly those of
+the reference (see :mod:`swagkit.reference.fiba`): an aggregate ⊗ that raises mid-update is stashed, the update
+finishes its surgery without calling ⊗ again (``gcomb_agg``) and re-raises at its end; ⊗ that make entry values
+or answers run before anything changes. A re-entrant call (from ``combine``, ``lift``, ``lower`` or a value's
+``__del__``) or a second thread meets the ``busy`` flag and raises ``ReentrantCallError`` before touching the C
+tree. The bulk insert reserves its event buffers and scratch before it changes anything.
+
 Complexity (⊗ calls, as the reference): query 2; insert amortized O(log d), O(1) in order; evict amortized O(1);
 remove amortized O(log d); bulk_evict amortized O(log m) (Theorem 1); bulk_insert amortized
 O(log d + m(1 + log(d/m))) (Theorem 3); worst case O(log n) per single operation. Memory: one malloc'd block per
@@ -28,9 +35,14 @@ from cpython.object cimport PyObject_RichCompareBool, Py_LT, Py_EQ
 from cpython.long cimport PyLong_CheckExact
 from cpython.float cimport PyFloat_CheckExact
 
-from swagkit.spec.errors import SwagkitError
+from swagkit.spec.errors import BrokenAggregatorError
+from swagkit.spec.monoid import as_monoid as _as_monoid
 from swagkit.spec.ooo import MissingTimeError, check_bulk_order, check_time
 from swagkit.spec.snapshots import FiBANodeState, FiBAState
+from swagkit.reference._guard import reentered as _reentered, restore as _restore
+from swagkit.reference.fiba import (
+    _MISSING, _check_min_arity, _check_window, _norm_time, _salvaged, _slide_inputs, _snapshot_order,
+)
 
 cdef enum:
     T_UNSET = -1
@@ -191,7 +203,10 @@ Finger B-tree aggregator (id ``fiba``; paper 003 with FiBA 2019), compiled: out-
 
     Typed monoids (``monoid.kind`` in sum/max/min × f64/i64) run without any Python call per ⊗; int or float
     timestamps are compared in C. API, snapshots, ``combine_count`` and ``touched_count`` are those of
-    :class:`swagkit.reference.FiBA` (``slide`` returns an ``array.array`` for typed kinds).
+    :class:`swagkit.reference.FiBA` (``slide`` returns an ``array.array`` for typed kinds), and so are the
+    exception safety (``"refuse"``: after a ⊗ failed, every update and query raises ``BrokenAggregatorError``
+    until ``repair()``; ``salvage()`` returns the entries before or after the failed operation), the re-entry
+    guard (not thread-safe: overlapping calls raise ``ReentrantCallError``) and copy/pickle by snapshot.
     """
 
     cdef readonly object monoid
@@ -211,15 +226,20 @@ Finger B-tree aggregator (id ``fiba``; paper 003 with FiBA 2019), compiled: out-
     cdef int64_t ccount
     cdef int64_t tcount
     cdef bint broken
+    cdef bint busy
+    cdef object fault   # the first failure of the running update's aggregate ⊗
+    cdef object fix     # how salvage() derives the entries after a failed loop (the reference's ``_fix``)
     cdef Py_ssize_t nalloc
     cdef size_t node_bytes
     # bulk insert scratch: the interleaved sequence of one target
     cdef Slot* s_times
     cdef Slot* s_values
     cdef Node** s_children
+    cdef Node** s_pieces
     cdef Py_ssize_t s_cap
 
     algorithm = "fiba"
+    exception_safety = "refuse"
 
     def __cinit__(self, monoid, min_arity=4):
         cdef Slot one
@@ -228,9 +248,10 @@ Finger B-tree aggregator (id ``fiba``; paper 003 with FiBA 2019), compiled: out-
         self.s_times = NULL
         self.s_values = NULL
         self.s_children = NULL
+        self.s_pieces = NULL
         self.s_cap = 0
-        if type(min_arity) is not int or min_arity < 2 or min_arity > 1 << 20:
-            raise ValueError(f"fiba: min_arity must be an integer ≥ 2, got {min_arity!r}")
+        monoid = _as_monoid(monoid, self.algorithm)
+        min_arity = _check_min_arity(min_arity)
         self.kind = choose_kind(monoid, &one)
         self.monoid = monoid
         self.min_arity = min_arity
@@ -248,6 +269,7 @@ Finger B-tree aggregator (id ``fiba``; paper 003 with FiBA 2019), compiled: out-
         self.ccount = 0
         self.tcount = 0
         self.broken = False
+        self.busy = False
         self.nalloc = 0
         self.node_bytes = sizeof(Node) + (2 * min_arity + 1) * sizeof(Node*) + 4 * min_arity * sizeof(Slot)
         self.root = node_new(self, True)
@@ -271,6 +293,7 @@ Finger B-tree aggregator (id ``fiba``; paper 003 with FiBA 2019), compiled: out-
         free(self.s_times)
         free(self.s_values)
         free(self.s_children)
+        free(self.s_pieces)
 
     # ========================================================================================== counters
 
@@ -294,10 +317,33 @@ Finger B-tree aggregator (id ``fiba``; paper 003 with FiBA 2019), compiled: out-
 
     cdef int _usable(self) except -1:
         if self.broken:
-            raise SwagkitError(
-                f"{self.algorithm}: a combine call raised during an earlier update; the aggregator is inconsistent "
-                "and can no longer be updated"
+            raise BrokenAggregatorError(
+                f"{self.algorithm}: a combine call raised during an earlier operation, so its aggregates cannot be "
+                "trusted: it refuses every update and query; salvage() returns its (time, value) entries and "
+                "repair() rebuilds it from them"
             )
+        return 0
+
+    cdef inline int _enter(self, str operation) except -1:
+        """The re-entry guard: refuse a call while another one of this structure runs (before any change)."""
+        if self.busy:
+            raise _reentered(self.algorithm, operation)
+        self.busy = True
+        return 0
+
+    cdef int _failed(self) except -1:
+        """An operation raised after its read-only phase: refuse from now on (the reference's ``_failed``)."""
+        self.broken = True
+        self.fault = None
+        return 0
+
+    cdef int _finish(self) except -1:
+        """End of an update: re-raise the first failure of its aggregate ⊗, if any (it is broken then)."""
+        if self.fault is not None:
+            err = self.fault
+            self.fault = None
+            self.broken = True
+            raise err
         return 0
 
     cdef object _out(self, Slot r):
@@ -321,40 +367,60 @@ Finger B-tree aggregator (id ``fiba``; paper 003 with FiBA 2019), compiled: out-
     def query(self) -> Any:
         """``Π↙(leftFinger) ⊗ Π|(root) ⊗ Π↘(rightFinger)``, lowered (the root's aggregate when it is a leaf).
         2 ⊗ (0 for a leaf root)."""
+        self._enter("query")
+        try:
+            self._usable()
+            return self._query_now()
+        finally:
+            self.busy = False
+
+    cdef object _query_now(self):
         if self.kind != K_GENERIC:
             return self._out(query_t(self))
-        return self._lower(query_g(self))
+        r = query_g(self)  # reads only: a failing ⊗ changes nothing, the tree stays usable
+        return self._lower(r)
 
     def insert(self, time: Any, value: Any) -> None:
         """Insert ``value`` at ``time``: finger search, combine ``old ⊗ new`` at an existing time (any level),
         else insert into the leaf and split upward; repair. Amortized O(log d) ⊗ (O(1) in order)."""
+        self._enter("insert")
+        try:
+            self._usable()
+            self._insert_obj(time, value, None, False)
+        finally:
+            self.busy = False
+
+    cdef int _insert_obj(self, object time, object value, list log, bint lifted) except -1:
+        """insert's steps: check the time, lift/validate the value (unless ``lifted`` for a generic kind), locate,
+        then ``insert_core``."""
         cdef Slot v, t
-        cdef int tk
         if PyFloat_CheckExact(time):
             if PyFloat_AS_DOUBLE(time) != PyFloat_AS_DOUBLE(time):
                 check_time(time)
         elif not PyLong_CheckExact(time):
+            time = _norm_time(time)
             check_time(time)
         if self.kind != K_GENERIC:
             to_slot(self.kind, value, &v)
-            self._usable()
             time_key(self, time, &t)
-            insert_core(self, t, v, None)
+            insert_core(self, t, v, None, log, time)
         else:
-            x = self._lift(value)
-            self._usable()
+            x = value if lifted else self._lift(value)
             time_key(self, time, &t)
             v.o = <PyObject*>x
-            insert_core(self, t, v, x)
+            insert_core(self, t, v, x, log, time)
+        return 0
 
     def evict(self) -> None:
         """Remove the oldest entry. Amortized O(1) ⊗. ``EmptyWindowError`` (nothing changes) when empty."""
-        if tree_size(self) == 0:
-            raise EmptyWindowError(f"{self.algorithm}: evict() on an empty window")
-        self._usable()
-        self.broken = True
-        evict_core(self)
-        self.broken = False
+        self._enter("evict")
+        try:
+            self._usable()
+            if tree_size(self) == 0:
+                raise EmptyWindowError(f"{self.algorithm}: evict() on an empty window")
+            evict_op(self)
+        finally:
+            self.busy = False
 
     def remove(self, time: Any) -> None:
         """Remove the entry at ``time`` (in an internal node: replaced by a neighbor entry from a leaf).
@@ -363,14 +429,22 @@ Finger B-tree aggregator (id ``fiba``; paper 003 with FiBA 2019), compiled: out-
         cdef Node* x
         cdef int i, depth = 0
         cdef bint found = False
-        self._usable()
-        time_key(self, time, &t)
-        x = search(self, t, &i, &found, &depth)
-        if not found:
-            raise MissingTimeError(f"{self.algorithm}: remove({time!r}): no entry has this timestamp")
-        self.broken = True
-        remove_core(self, x, i)
-        self.broken = False
+        self._enter("remove")
+        try:
+            self._usable()
+            time = _norm_time(time)
+            time_key(self, time, &t)
+            x = search(self, t, &i, &found, &depth)
+            if not found:
+                raise MissingTimeError(f"{self.algorithm}: remove({time!r}): no entry has this timestamp")
+            try:
+                remove_core(self, x, i)
+            except BaseException:
+                self._failed()
+                raise
+            self._finish()
+        finally:
+            self.busy = False
 
     def bulk_evict(self, time: Any) -> int:
         """Remove every entry with timestamp ≤ ``time``; return how many (003 §4, Theorem 1: amortized
@@ -378,36 +452,49 @@ Finger B-tree aggregator (id ``fiba``; paper 003 with FiBA 2019), compiled: out-
         cdef Slot t
         cdef int64_t n
         cdef Node* top
-        check_time(time)
-        self._usable()
-        n = tree_size(self)
-        if n == 0:
-            return 0
-        time_key(self, time, &t)
-        if t_lt(self.tkind, t, self.lf.times[0]):
-            return 0
-        if t_lt(self.tkind, t, self.rf.times[self.rf.n - 1]):
-            self.broken = True
-            top = bulk_evict_boundary(self, t)
-            evict_repair(self, top)
-        else:
-            self.broken = True
-            push_free(self, self.root)
-            self.root = node_new(self, True)
-            self.lf = self.root
-            self.rf = self.root
-        self.broken = False
-        return n - tree_size(self)
+        self._enter("bulk_evict")
+        try:
+            self._usable()
+            time = _norm_time(time)
+            check_time(time)
+            n = tree_size(self)
+            if n == 0:
+                return 0
+            time_key(self, time, &t)
+            if t_lt(self.tkind, t, self.lf.times[0]):
+                return 0
+            if not t_lt(self.tkind, t, self.rf.times[self.rf.n - 1]):
+                clear_tree(self)
+                return n
+            try:
+                top = bulk_evict_boundary(self, t)
+                evict_repair(self, top)
+            except BaseException:
+                self._failed()
+                raise
+            self._finish()
+            return n - tree_size(self)
+        finally:
+            self.busy = False
 
     def bulk_insert(self, pairs: Iterable[tuple[Any, Any]]) -> None:
         """Insert ``(time, value)`` pairs in non-decreasing time order (003 §5, Theorem 3: amortized
         O(log d + m(1 + log(d/m))) ⊗); equal times fold earlier ⊗ later, exactly like consecutive inserts.
         Unordered pairs raise ``UnorderedBulkError`` and a bad value the monoid's error, changing nothing."""
+        self._enter("bulk_insert")
+        try:
+            self._usable()
+            self._bulk_insert_pairs(pairs, False)
+        finally:
+            self.busy = False
+
+    cdef int _bulk_insert_pairs(self, object pairs, bint lifted) except -1:
+        """bulk_insert's steps; ``lifted``: the values are lifted already (repair)."""
         cdef Py_ssize_t n, i
         cdef PyObject** pt = NULL
         cdef PyObject** px = NULL
         cdef Slot* kv = NULL
-        cdef list keep = []  # keeps alive what the C arrays borrow (unpacked items, lifted values)
+        cdef list keep = []  # keeps alive what the C arrays borrow (unpacked items, times, lifted values)
         items = pairs if type(pairs) is list else list(pairs)
         n = len(items)
         pt = <PyObject**>malloc((n + 1) * sizeof(PyObject*))
@@ -426,6 +513,9 @@ Finger B-tree aggregator (id ``fiba``; paper 003 with FiBA 2019), compiled: out-
                     t, x = it
                     keep.append(t)
                     keep.append(x)
+                if not (PyLong_CheckExact(t) or PyFloat_CheckExact(t)):
+                    t = _norm_time(t)
+                    keep.append(t)
                 pt[i] = <PyObject*>t
                 px[i] = <PyObject*>x
             if not bulk_order_ok(pt, n):  # NaN, incomparable or decreasing: the reference's exact error
@@ -433,80 +523,170 @@ Finger B-tree aggregator (id ``fiba``; paper 003 with FiBA 2019), compiled: out-
             if self.kind != K_GENERIC:
                 for i in range(n):
                     to_slot(self.kind, <object>px[i], &kv[i])
+            elif lifted:
+                for i in range(n):
+                    kv[i].o = px[i]
             else:
                 lift = self._lift
                 for i in range(n):
                     y = lift(<object>px[i])
                     keep.append(y)
                     kv[i].o = <PyObject*>y
-            self._usable()
             if n == 0:
-                return
+                return 0
             bulk_insert_core(self, pt, kv, n, keep)
         finally:
             free(pt)
             free(px)
             free(kv)
+        return 0
 
     def range_query(self, t_from: Any, t_to: Any) -> Any:
         """The fold of the values with ``t_from ≤ time ≤ t_to`` in time order, lowered (inclusive; the identity
         for an empty range). O(log n) ⊗, O(log d) near either end."""
         cdef Slot a, b
-        check_time(t_from)
-        check_time(t_to)
-        if not t_from <= t_to or tree_size(self) == 0:
-            return self._out(self.one)
-        time_key2(self, t_from, t_to, &a, &b)
-        if self.kind != K_GENERIC:
-            return self._out(range_t(self, a, b))
-        return self._lower(range_g(self, a, b))
+        cdef list ops
+        self._enter("range_query")
+        try:
+            self._usable()
+            t_from = _norm_time(t_from)
+            t_to = _norm_time(t_to)
+            check_time(t_from)
+            check_time(t_to)
+            if not t_from <= t_to or tree_size(self) == 0:
+                return self._out(self.one)
+            time_key2(self, t_from, t_to, &a, &b)
+            if self.kind != K_GENERIC:
+                return self._out(range_t(self, a, b))
+            ops = []
+            range_ops_g(self, range_start(self, a, b), a, True, b, True, ops)  # reads only
+            r = fold_g(self, ops, False)  # a failing ⊗ changes nothing: the tree stays usable
+            return self._lower(r)
+        finally:
+            self.busy = False
 
     def oldest(self) -> Any:
         """The smallest timestamp (the left finger's first), O(1). ``EmptyWindowError`` when empty."""
-        if tree_size(self) == 0:
-            raise EmptyWindowError(f"{self.algorithm}: oldest() on an empty window")
-        return t_box(self.tkind, self.lf.times[0])
+        self._enter("oldest")
+        try:
+            self._usable()
+            if tree_size(self) == 0:
+                raise EmptyWindowError(f"{self.algorithm}: oldest() on an empty window")
+            return t_box(self.tkind, self.lf.times[0])
+        finally:
+            self.busy = False
 
     def youngest(self) -> Any:
         """The largest timestamp (the right finger's last), O(1). ``EmptyWindowError`` when empty."""
-        if tree_size(self) == 0:
-            raise EmptyWindowError(f"{self.algorithm}: youngest() on an empty window")
-        return t_box(self.tkind, self.rf.times[self.rf.n - 1])
+        self._enter("youngest")
+        try:
+            self._usable()
+            if tree_size(self) == 0:
+                raise EmptyWindowError(f"{self.algorithm}: youngest() on an empty window")
+            return t_box(self.tkind, self.rf.times[self.rf.n - 1])
+        finally:
+            self.busy = False
 
-    def items(self) -> list[tuple[Any, Any]]:
-        """``(time, lifted value)`` pairs in time order (an in-order traversal, O(n))."""
-        out = []
+    cdef list _items_list(self):
+        cdef list out = []
         items_rec(self, self.root, out)
         return out
 
+    def items(self) -> list[tuple[Any, Any]]:
+        """``(time, lifted value)`` pairs in time order (an in-order traversal, O(n))."""
+        self._enter("items")
+        try:
+            self._usable()
+            return self._items_list()
+        finally:
+            self.busy = False
+
     def times(self) -> list[Any]:
         """The timestamps in time order, O(n)."""
-        return [t for t, _ in self.items()]
+        self._enter("times")
+        try:
+            self._usable()
+            return [t for t, _ in self._items_list()]
+        finally:
+            self.busy = False
 
     def slide(self, times: Iterable[Any], values: Iterable[Any], window: int) -> Any:
         """The array driver of a count-based window: for each pair, evict the oldest while ``len() ≥ window``,
-        ``insert(t, v)``, record ``query()``. Typed kinds (identity ``lower``) with ``array.array``/``memoryview``
-        inputs ('d' or 'q' times, the kind's values) run as one C loop and return an ``array.array``; otherwise a
-        loop over the methods returning a list (an ``array.array`` for typed kinds)."""
-        if type(window) is not int or window < 1:
-            raise ValueError("slide: window must be an integer ≥ 1")
-        if self.kind != K_GENERIC and self.lower_id:
-            done = slide_typed(self, times, values, window)
-            if done is not None:
-                return done
-        out = []
-        for t, v in zip(times, values):
-            while tree_size(self) >= window:
-                self.evict()
-            self.insert(t, v)
-            out.append(self.query())
-        if self.kind != K_GENERIC and self.lower_id:
-            return _pyarray.array('d' if self.kind <= K_MIN_F else 'q', out)
-        return out
+        ``insert(t, v)``, record ``query()``. Typed kinds (identity ``lower``) with buffer inputs ('d' or 'q'
+        times -- ``array.array``, ``memoryview``, numpy arrays -- and the kind's values) run as one C loop and
+        return an ``array.array``; otherwise a loop over the operations returning a list (an ``array.array``
+        for typed kinds). ``times`` and ``values`` must have the same length (``ValueError`` before anything
+        changes). A loop of single operations: if one fails at pair j, the first j pairs stay applied (the
+        exception's note says so)."""
+        cdef Py_ssize_t w, j
+        self._enter("slide")
+        try:
+            self._usable()
+            w = _check_window(window)
+            if self.kind != K_GENERIC and self.lower_id:
+                done = slide_typed(self, times, values, w)
+                if done is not None:
+                    return done
+            ts, vs = _slide_inputs(times, values)
+            out = []
+            for j in range(len(ts)):
+                try:
+                    while tree_size(self) >= w:
+                        evict_op(self)
+                    self._insert_obj(ts[j], vs[j], None, False)
+                    out.append(self._query_now())
+                except BaseException as err:
+                    err.add_note(f"swagkit {self.algorithm}: slide processed {j} of {len(ts)} pairs")
+                    raise
+            if self.kind != K_GENERIC and self.lower_id:
+                return _pyarray.array('d' if self.kind <= K_MIN_F else 'q', out)
+            return out
+        finally:
+            self.busy = False
+
+    # ========================================================================================== recovery
+
+    def salvage(self) -> list[tuple[Any, Any]]:
+        """The ``(time, lifted value)`` entries held, in time order, like ``items()`` -- also on a structure that
+        refuses after a failed ⊗: then exactly the entries before or after the failed operation (see
+        :class:`swagkit.reference.FiBA`). No ⊗ call; O(n)."""
+        self._enter("salvage")
+        try:
+            return _salvaged(self._items_list(), self.fix)
+        finally:
+            self.busy = False
+
+    def repair(self) -> None:
+        """Rebuild a broken structure in place from :meth:`salvage`'s entries (one bulk insertion into an empty
+        tree: O(n) ⊗), after which it answers again; nothing to do on a structure that is not broken. If ⊗
+        raises during the rebuild, the structure stays broken and keeps the entries."""
+        self._enter("repair")
+        try:
+            if not self.broken:
+                return
+            entries = _salvaged(self._items_list(), self.fix)
+            clear_tree(self)
+            self.fix = ("held", entries)
+            if entries:
+                self._bulk_insert_pairs(entries, True)
+            self.broken = False
+            self.fix = None
+        finally:
+            self.busy = False
+
+    # ========================================================================================== state
 
     def snapshot(self) -> FiBAState:
         """:class:`~swagkit.spec.snapshots.FiBAState`, nodes numbered in preorder, values and times as Python
         objects."""
+        self._enter("snapshot")
+        try:
+            self._usable()
+            return self._snapshot_obj()
+        finally:
+            self.busy = False
+
+    cdef object _snapshot_obj(self):
         ids = {}
         order = []
         number_nodes(self.root, ids, order)
@@ -519,15 +699,93 @@ Finger B-tree aggregator (id ``fiba``; paper 003 with FiBA 2019), compiled: out-
             size=tree_size(self),
         )
 
+    @classmethod
+    def _from_snapshot(cls, monoid, snapshot, min_arity=4):
+        """The structure whose :meth:`snapshot` is ``snapshot`` (copying and pickling; no ⊗ call, O(n)). The
+        shape is checked first, exactly as the reference checks it (a malformed snapshot raises ``TypeError`` or
+        ``ValueError``), and typed values are validated like ``insert``, all before a node is built."""
+        cdef FiBA agg = cls(monoid, min_arity)
+        cdef Node* x
+        cdef Node* parent
+        cdef Slot dummy
+        cdef int tk = T_UNSET, k
+        cdef Py_ssize_t i, nn, p
+        order = _snapshot_order(snapshot, agg.min_arity, cls.algorithm)
+        times_of = []
+        for st, _ in order:
+            ts = [_norm_time(t) for t in st.times]
+            for t in ts:
+                k = time_kind_of(t)
+                tk = k if tk == T_UNSET else (tk if tk == k else T_OBJ)
+            times_of.append(ts)
+            if agg.kind != K_GENERIC:
+                for v in st.values:
+                    to_slot(agg.kind, v, &dummy)
+                to_slot(agg.kind, st.agg, &dummy)
+        push_free(agg, agg.root)  # recycled by the first node_new below
+        agg.root = NULL
+        agg.tkind = tk
+        addrs = []
+        linked = []
+        for k in range(len(order)):
+            st, parent_index = order[k]
+            ts = times_of[k]
+            x = node_new(agg, not st.children)
+            nn = len(ts)
+            if not x.leaf:
+                for i in range(nn + 1):
+                    x.children[i] = NULL
+            for i in range(nn):
+                key_slot(tk, ts[i], &x.times[i])
+                if tk == T_OBJ:
+                    Py_INCREF(ts[i])
+                if agg.kind != K_GENERIC:
+                    to_slot(agg.kind, st.values[i], &x.values[i])
+                else:
+                    slot_put(&x.values[i], st.values[i])
+            x.n = <int>nn
+            if agg.kind != K_GENERIC:
+                to_slot(agg.kind, st.agg, &x.agg)
+            else:
+                set_agg_g(x, st.agg)
+            x.count = st.count
+            x.left_spine = st.left_spine
+            x.right_spine = st.right_spine
+            if parent_index is None:
+                agg.root = x
+            else:
+                p = parent_index
+                parent = <Node*><Py_ssize_t>addrs[p]
+                x.parent = parent
+                parent.children[<Py_ssize_t>linked[p]] = x
+                linked[p] += 1
+            addrs.append(<Py_ssize_t>x)
+            linked.append(0)
+        agg.lf = <Node*><Py_ssize_t>addrs[snapshot.left_finger]
+        agg.rf = <Node*><Py_ssize_t>addrs[snapshot.right_finger]
+        agg.tcount = 0
+        return agg
+
+    def __reduce__(self):
+        return (_restore, (type(self), self.monoid, {"min_arity": self.min_arity}, self.snapshot(), self.ccount))
+
+    def __copy__(self):
+        return _restore(type(self), self.monoid, {"min_arity": self.min_arity}, self.snapshot(), self.ccount)
+
     def _check(self) -> None:
         """Check every invariant (:func:`swagkit.spec.checkers.fiba.check_fiba`) against the own contents."""
         from swagkit.spec.checkers.fiba import check_fiba
 
-        check_fiba(self.snapshot(), self.monoid, self.items())
+        self._enter("_check")
+        try:
+            self._usable()
+            check_fiba(self._snapshot_obj(), self.monoid, self._items_list())
+        finally:
+            self.busy = False
 
     def _memory_bytes(self) -> int:
         """Bytes malloc'd: every node allocated so far (live or on the free list) and the bulk scratch."""
-        return self.nalloc * self.node_bytes + self.s_cap * (2 * sizeof(Slot) + sizeof(Node*))
+        return self.nalloc * self.node_bytes + self.s_cap * (2 * sizeof(Slot) + 2 * sizeof(Node*))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.monoid.name}, n={len(self)})"
@@ -538,44 +796,94 @@ cdef class FiBALoop(FiBA):
 --
 
 FiBA with bulk operations emulated by loops of single operations (id ``fiba_loop``), compiled: the
-    paper's ``nb_fiba`` baseline (003 §7), ``oldest()`` from the left finger. Same API, snapshots and counters
-    as :class:`swagkit.reference.FiBALoop`.
+    paper's ``nb_fiba`` baseline (003 §7), ``oldest()`` from the left finger. Same API, snapshots, counters,
+    exception safety (refuse) and re-entry guard as :class:`swagkit.reference.FiBALoop`.
     """
 
     algorithm = "fiba_loop"
 
     def bulk_evict(self, time: Any) -> int:
-        """``evict()`` while the oldest entry's time is ≤ ``time``; returns how many. Amortized O(m) ⊗."""
+        """``evict()`` while the oldest entry's time is ≤ ``time``; returns how many. Amortized O(m) ⊗. One
+        operation: if a ⊗ fails part-way, the structure refuses and ``salvage()`` gives the entries after the
+        whole bulk eviction (those above ``time``)."""
         cdef Slot t
         cdef int64_t evicted = 0
-        check_time(time)
-        self._usable()
-        if tree_size(self) == 0:
-            return 0
-        time_key(self, time, &t)
-        while tree_size(self) > 0 and not t_lt(self.tkind, t, self.lf.times[0]):
-            self.broken = True
-            evict_core(self)
-            self.broken = False
-            evicted += 1
-        return evicted
+        self._enter("bulk_evict")
+        try:
+            self._usable()
+            time = _norm_time(time)
+            check_time(time)
+            if tree_size(self) == 0:
+                return 0
+            time_key(self, time, &t)
+            try:
+                while tree_size(self) > 0 and not t_lt(self.tkind, t, self.lf.times[0]):
+                    evict_op(self)
+                    evicted += 1
+            except BaseException:
+                if evicted or self.broken:
+                    self._failed()
+                    self.fix = ("above", time)
+                raise
+            return evicted
+        finally:
+            self.busy = False
 
     def bulk_insert(self, pairs: Iterable[tuple[Any, Any]]) -> None:
         """Check the bulk (order, values) like :meth:`FiBA.bulk_insert`, then ``insert`` each pair in order.
-        Amortized O(m log d) ⊗."""
+        Amortized O(m log d) ⊗. One operation: each insert logs the previous value of its time first, so if a ⊗
+        fails part-way the structure refuses and ``salvage()`` gives the entries before the bulk."""
         cdef Slot v
-        items = [(t, x) for t, x in pairs]
-        check_bulk_order([t for t, _ in items])
-        if self.kind != K_GENERIC:
-            for _, x in items:
-                to_slot(self.kind, x, &v)
-        else:
-            lift = self._lift
-            for _, x in items:
-                lift(x)
-        self._usable()
-        for t, x in items:
-            self.insert(t, x)
+        cdef Py_ssize_t j
+        cdef list log = []
+        self._enter("bulk_insert")
+        try:
+            self._usable()
+            times = []
+            values = []
+            for t, x in pairs:
+                if not (PyLong_CheckExact(t) or PyFloat_CheckExact(t)):
+                    t = _norm_time(t)
+                times.append(t)
+                values.append(x)
+            check_bulk_order(times)
+            if self.kind != K_GENERIC:
+                for x in values:
+                    to_slot(self.kind, x, &v)
+            else:
+                lift = self._lift
+                values = [lift(x) for x in values]
+            try:
+                for j in range(len(times)):
+                    self._insert_obj(times[j], values[j], log, True)
+            except BaseException:
+                if log:  # something may have changed: refuse, salvaging the entries before the bulk
+                    self._failed()
+                    self.fix = ("undo", log)
+                raise
+        finally:
+            self.busy = False
+
+
+cdef int evict_op(FiBA o) except -1:
+    """evict's steps on a non-empty window, refusing afterwards if a ⊗ failed."""
+    try:
+        evict_core(o)
+    except BaseException:
+        o._failed()
+        raise
+    o._finish()
+    return 0
+
+
+cdef int clear_tree(FiBA o) except -1:
+    """Drop every entry in O(1): the tree goes to the deferred free list, a fresh leaf (the old root, recycled)
+    is the root."""
+    push_free(o, o.root)
+    o.root = node_new(o, True)
+    o.lf = o.root
+    o.rf = o.root
+    return 0
 
 
 # ================================================================================================ nodes
@@ -670,24 +978,33 @@ cdef inline void release_entry(FiBA o, Node* x, int i) noexcept:
 # ================================================================================================ times
 
 cdef int convert_to_obj(FiBA o) except -1:
-    """Switch every live node to Python-object timestamps (once; dead nodes keep their own flag)."""
+    """Switch every live node to Python-object timestamps (once; dead nodes keep their own flag). Every time is
+    boxed first, then written (no allocation while the tree is half converted)."""
     cdef Node* x
+    cdef Py_ssize_t k
     cdef int i
     cdef int tk = o.tkind
     cdef list work = []
+    cdef list todo = []
+    cdef tuple boxes
     # iterative traversal with a Python list of addresses (the tree may be wide)
     work.append(<Py_ssize_t>o.root)
     while work:
         x = <Node*><Py_ssize_t>work.pop()
         if not x.tobj:
-            for i in range(x.n):
-                b = t_box(tk, x.times[i])
-                Py_INCREF(b)
-                x.times[i].o = <PyObject*>b
-            x.tobj = 1
+            todo.append(<Py_ssize_t>x)
+            todo.append(tuple([t_box(tk, x.times[i]) for i in range(x.n)]))
         if not x.leaf:
             for i in range(x.n + 1):
                 work.append(<Py_ssize_t>x.children[i])
+    for k in range(0, len(todo), 2):
+        x = <Node*><Py_ssize_t>todo[k]
+        boxes = <tuple>todo[k + 1]
+        for i in range(x.n):
+            b = boxes[i]
+            Py_INCREF(b)
+            x.times[i].o = <PyObject*>b
+        x.tobj = 1
     o.tkind = T_OBJ
     return 0
 
@@ -834,18 +1151,38 @@ cdef int recompute_g(FiBA o, Node* x) except -1:
     if mode == M_LEFT and p.parent != NULL:
         ops.append(<object>p.agg.o)
         cnt += p.count
-    acc = fold_g(o, ops)
+    acc = fold_g(o, ops, True)
     set_agg_g(x, acc)
     x.count = cnt
     return 0
 
 
-cdef object fold_g(FiBA o, list ops):
+cdef object gcomb_agg(FiBA o, object a, object b):
+    """``a ⊗ b`` of an aggregate recomputation (the reference's ``_otimes``): once one raised during the running
+    update, the later ones are skipped (neither called nor counted; ``a`` stands in) so that the update finishes
+    its surgery; the update re-raises at its end (``_finish``)."""
+    if o.fault is not None:
+        return a
+    o.ccount += 1
+    try:
+        return o._combine(a, b)
+    except BaseException as err:
+        o.fault = err
+        o.broken = True
+        return a
+
+
+cdef object fold_g(FiBA o, list ops, bint skip):
+    """The left fold of ``ops``: with ``skip``, an aggregate's (``gcomb_agg``); else an answer's (raises)."""
+    cdef Py_ssize_t i
     if not ops:
         return <object>o.one.o
-    comb = o._combine
     acc = ops[0]
-    cdef Py_ssize_t i
+    if skip:
+        for i in range(1, len(ops)):
+            acc = gcomb_agg(o, acc, ops[i])
+        return acc
+    comb = o._combine
     for i in range(1, len(ops)):
         o.ccount += 1
         acc = comb(acc, ops[i])
@@ -959,21 +1296,40 @@ cdef Node* search(FiBA o, Slot t, int* idx, bint* found, int* depth) except NULL
 
 # ================================================================================================ insert
 
-cdef int insert_core(FiBA o, Slot t, Slot v, object vobj) except -1:
+cdef int insert_core(FiBA o, Slot t, Slot v, object vobj, list log, object tobj) except -1:
+    """insert's steps (the reference's ``_insert``): the search reads only; ``log`` (FiBALoop's bulk insert) gets
+    ``(time, value before or _MISSING)`` before anything changes; a failed value ⊗ (computed first) changes
+    nothing and leaves the tree usable, a failed aggregate ⊗ lets the surgery finish and the structure refuses
+    afterwards. ``tobj``: the time as a Python object (for the log)."""
     cdef Node* x
-    cdef Node* top
-    cdef int i, depth = 0, n
-    cdef bint found = False, hl = False, hr = False
+    cdef int i, depth = 0
+    cdef bint found = False
     x = search(o, t, &i, &found, &depth)
-    o.broken = True
+    if log is not None:
+        log.append((tobj, o._val(x.values[i]) if found else _MISSING))
+    if found and o.kind == K_GENERIC:
+        o.ccount += 1
+        vobj = o._combine(<object>x.values[i].o, vobj)  # the entry's new value, before anything changes
+    try:
+        insert_at(o, x, i, found, t, v, vobj)
+    except BaseException:
+        o._failed()
+        raise
+    o._finish()
+    return 0
+
+
+cdef int insert_at(FiBA o, Node* x, int i, bint found, Slot t, Slot v, object vobj) except -1:
+    """Insert at the searched place; for a ``found`` generic entry ``vobj`` is already ``old ⊗ new``."""
+    cdef Node* top
+    cdef int n
+    cdef bint hl = False, hr = False
     if found:
         if o.kind != K_GENERIC:
             o.ccount += 1
             x.values[i] = tcomb(o.kind, x.values[i], v)
         else:
-            o.ccount += 1
-            r = o._combine(<object>x.values[i].o, vobj)
-            slot_set(&x.values[i], r)
+            slot_set(&x.values[i], vobj)  # generic: the caller computed old ⊗ new before anything changed
         repair_aggs(o, x, False, False, 0)
     elif x == o.rf and i == x.n and x.n + 2 <= o.max_arity:
         n = x.n
@@ -989,9 +1345,7 @@ cdef int insert_core(FiBA o, Slot t, Slot v, object vobj) except -1:
         else:
             Py_INCREF(vobj)
             if n > 0:
-                o.ccount += 1
-                r = o._combine(<object>x.agg.o, vobj)
-                set_agg_g(x, r)
+                set_agg_g(x, gcomb_agg(o, <object>x.agg.o, vobj))
             else:
                 set_agg_g(x, vobj)
         x.count += 1
@@ -1006,7 +1360,6 @@ cdef int insert_core(FiBA o, Slot t, Slot v, object vobj) except -1:
         x.n = n + 1
         top = rebalance_after_insert(o, x, &hl, &hr)
         repair_aggs(o, top, hl, hr, 0)
-    o.broken = False
     return 0
 
 
@@ -1527,7 +1880,8 @@ cdef int bulk_insert_core(FiBA o, PyObject** pt, Slot* kv, Py_ssize_t m_raw, lis
         free(kt); free(me); free(mlevel)
         raise MemoryError()
     try:
-        # fold duplicates earlier ⊗ later (counted like the reference), compacting the arrays
+        # fold duplicates earlier ⊗ later (counted like the reference), compacting the arrays; nothing changes
+        # in the tree before the multisearch is done, so a failure here changes nothing
         m = 0
         for i in range(m_raw):
             key_slot(tk, <object>pt[i], &kt[m])
@@ -1536,78 +1890,99 @@ cdef int bulk_insert_core(FiBA o, PyObject** pt, Slot* kv, Py_ssize_t m_raw, lis
                 if o.kind != K_GENERIC:
                     kv[m - 1] = tcomb(o.kind, kv[m - 1], kv[i])
                 else:
-                    y = o._combine(<object>kv[m - 1].o, <object>kv[i].o)
+                    y = o._combine(<object>kv[m - 1].o, <object>kv[i].o)  # nothing changed: the tree stays usable
                     keep.append(y)
                     kv[m - 1].o = <PyObject*>y
             else:
                 kv[m] = kv[i]
                 m += 1
-        multisearch(o, kt, kv, m, &cur, me, mlevel, &nmatch)
-        o.broken = True
-        # existing timestamps: combine in place; recompute at their level
+        multisearch(o, kt, kv, m, &cur, me, mlevel, &nmatch)  # reads only
+        # existing timestamps, generic: every ``old ⊗ new`` before anything changes
+        if o.kind == K_GENERIC and nmatch > 0:
+            combined = []
+            for i in range(nmatch):  # a failure changes nothing: the tree stays usable
+                o.ccount += 1
+                combined.append(o._combine(<object>me[i].target.values[me[i].slot].o, <object>kv[me[i].seq].o))
         for i in range(nmatch):
-            combine_in_place(o, me[i].target, me[i].slot, kv[me[i].seq], <object>kv[me[i].seq].o if o.kind == K_GENERIC else None)
             if mlevel[i] > top_dirty:
                 top_dirty = mlevel[i]
-        # the new leaf events own their keys and values
-        for i in range(cur.n):
-            s = cur.e[i].seq
-            store_time(o, &cur.e[i].time, kt[s])
-            cur.e[i].value = kv[s]
-            if o.kind == K_GENERIC:
-                Py_INCREF(<object>kv[s].o)
-        # group the matches by level, keeping seq order (a counting sort)
+        # every buffer the levels need, before anything changes: a level emits at most as many treelets as it
+        # processes, and processes at most the bulk's plus the matches'
         dcount = <Py_ssize_t*>calloc(top_dirty + 2, sizeof(Py_ssize_t))
         dstart = <Py_ssize_t*>calloc(top_dirty + 2, sizeof(Py_ssize_t))
         dirty = <Event*>malloc((nmatch + 1) * sizeof(Event))
         if dcount == NULL or dstart == NULL or dirty == NULL:
             raise MemoryError()
-        for i in range(nmatch):
-            dcount[mlevel[i]] += 1
-        for lv in range(1, top_dirty + 1):
-            dstart[lv] = dstart[lv - 1] + dcount[lv - 1]
-        for lv in range(top_dirty + 1):
-            dcount[lv] = 0
-        for i in range(nmatch):
-            lv = mlevel[i]
-            ev.seq = me[i].seq
-            ev.target = me[i].target
-            ev.insert = 0
-            ev.slot = 0
-            ev.child = NULL
-            dirty[dstart[lv] + dcount[lv]] = ev
-            dcount[lv] += 1
-        tops.left = NULL
-        tops.right = NULL
-        tops.root = False
-        tops.left_from_root = False
-        tops.right_from_root = False
-        level = 0
-        while cur.n > 0 or level <= top_dirty:
-            nxt.n = 0
-            if level <= top_dirty and dcount[level] > 0:
-                merge_events(&cur, &dirty[dstart[level]], dcount[level], &mg)
-                process_level(o, &mg, &nxt, &tops)
-            else:
-                process_level(o, &cur, &nxt, &tops)
-            cur, nxt = nxt, cur
-            level += 1
-        pass_down(o, &tops)
-        o.broken = False
+        ev_reserve(&cur, m + nmatch + 1)
+        ev_reserve(&nxt, m + nmatch + 1)
+        ev_reserve(&mg, m + nmatch + 1)
+        ensure_scratch(o, m + o.max_arity + 1)
+        try:
+            for i in range(nmatch):
+                if o.kind != K_GENERIC:
+                    o.ccount += 1
+                    me[i].target.values[me[i].slot] = tcomb(o.kind, me[i].target.values[me[i].slot], kv[me[i].seq])
+                else:
+                    slot_set(&me[i].target.values[me[i].slot], combined[i])
+            # the new leaf events own their keys and values
+            for i in range(cur.n):
+                s = cur.e[i].seq
+                store_time(o, &cur.e[i].time, kt[s])
+                cur.e[i].value = kv[s]
+                if o.kind == K_GENERIC:
+                    Py_INCREF(<object>kv[s].o)
+            # group the matches by level, keeping seq order (a counting sort)
+            for i in range(nmatch):
+                dcount[mlevel[i]] += 1
+            for lv in range(1, top_dirty + 1):
+                dstart[lv] = dstart[lv - 1] + dcount[lv - 1]
+            for lv in range(top_dirty + 1):
+                dcount[lv] = 0
+            for i in range(nmatch):
+                lv = mlevel[i]
+                ev.seq = me[i].seq
+                ev.target = me[i].target
+                ev.insert = 0
+                ev.slot = 0
+                ev.child = NULL
+                dirty[dstart[lv] + dcount[lv]] = ev
+                dcount[lv] += 1
+            tops.left = NULL
+            tops.right = NULL
+            tops.root = False
+            tops.left_from_root = False
+            tops.right_from_root = False
+            level = 0
+            while cur.n > 0 or level <= top_dirty:
+                nxt.n = 0
+                if level <= top_dirty and dcount[level] > 0:
+                    merge_events(&cur, &dirty[dstart[level]], dcount[level], &mg)
+                    process_level(o, &mg, &nxt, &tops)
+                else:
+                    process_level(o, &cur, &nxt, &tops)
+                cur, nxt = nxt, cur
+                level += 1
+            pass_down(o, &tops)
+        except BaseException:
+            o._failed()
+            raise
     finally:
         free(kt); free(me); free(mlevel)
         free(cur.e); free(nxt.e); free(mg.e)
         free(dcount); free(dstart); free(dirty)
+    o._finish()
     return 0
 
 
-cdef int combine_in_place(FiBA o, Node* x, int i, Slot v, object vobj) except -1:
-    o.ccount += 1
-    if o.kind != K_GENERIC:
-        x.values[i] = tcomb(o.kind, x.values[i], v)
-    else:
-        r = o._combine(<object>x.values[i].o, vobj)
-        slot_set(&x.values[i], r)
+cdef int ev_reserve(EventBuf* b, Py_ssize_t cap) except -1:
+    cdef Event* e
+    if cap <= b.cap:
+        return 0
+    e = <Event*>realloc(b.e, cap * sizeof(Event))
+    if e == NULL:
+        raise MemoryError()
+    b.e = e
+    b.cap = cap
     return 0
 
 
@@ -1726,6 +2101,10 @@ cdef int ensure_scratch(FiBA o, Py_ssize_t need) except -1:
     if c == NULL:
         raise MemoryError()
     o.s_children = c
+    c = <Node**>realloc(o.s_pieces, (cap + 1) * sizeof(Node*))
+    if c == NULL:
+        raise MemoryError()
+    o.s_pieces = c
     o.s_cap = cap
     return 0
 
@@ -1818,10 +2197,8 @@ cdef int bulk_split(FiBA o, Node* x, Py_ssize_t total, int64_t seq, EventBuf* nx
     cdef int lastsize = mu if r == mu else mu + 1 + r
     slot = child_index(parent, x)
     from_right = x.right_spine
-    cdef Node** arr = <Node**>malloc(npieces * sizeof(Node*))
-    if arr == NULL:
-        raise MemoryError()
-    try:
+    cdef Node** arr = o.s_pieces  # room for total + 1 ≥ npieces (ensure_scratch)
+    if True:
         arr[0] = x
         for piece_i in range(1, npieces):
             arr[piece_i] = node_new(o, x.leaf)
@@ -1859,8 +2236,6 @@ cdef int bulk_split(FiBA o, Node* x, Py_ssize_t total, int64_t seq, EventBuf* nx
             tops.left = x
         if arr[npieces - 1].right_spine:
             tops.right = arr[npieces - 1]
-    finally:
-        free(arr)
     return 0
 
 
@@ -1967,12 +2342,6 @@ cdef int range_ops_g(FiBA o, Node* x, Slot lo, bint has_lo, Slot hi, bint has_hi
     return 0
 
 
-cdef object range_g(FiBA o, Slot a, Slot b):
-    cdef list ops = []
-    range_ops_g(o, range_start(o, a, b), a, True, b, True, ops)
-    return fold_g(o, ops)
-
-
 # ================================================================================================ snapshots
 
 cdef void number_nodes(Node* root, dict ids, list order) except *:
@@ -2017,7 +2386,9 @@ cdef void items_rec(FiBA o, Node* x, list out) except *:
 # ================================================================================================ array driver
 
 cdef object slide_typed(FiBA o, object times, object values, Py_ssize_t window):
-    """The C loop of :meth:`FiBA.slide` for typed values and 'd'/'q' time buffers (None: not applicable)."""
+    """The C loop of :meth:`FiBA.slide` for typed values and 'd'/'q' time buffers -- ``array.array``,
+    ``memoryview``, numpy arrays (None: not applicable). Times and values of different lengths raise
+    ``ValueError`` before anything changes."""
     cdef Py_ssize_t n_ok = 0, n, i
     cdef const double[::1] td
     cdef const int64_t[::1] ti
@@ -2026,7 +2397,7 @@ cdef object slide_typed(FiBA o, object times, object values, Py_ssize_t window):
     cdef const Slot* vp
     cdef Slot* outp
     cdef cpython.array.array out
-    if not isinstance(times, (_pyarray.array, memoryview)):
+    if not PyObject_CheckBuffer(times):
         return None
     vbuf = typed_input(o.kind, values, &n_ok)
     if vbuf is None:
@@ -2041,8 +2412,8 @@ cdef object slide_typed(FiBA o, object times, object values, Py_ssize_t window):
         except _BUFFER_MISMATCH:
             return None
     n = td.shape[0] if tk == T_F64 else ti.shape[0]
-    if len(vbuf) < n:
-        n = len(vbuf)
+    if len(vbuf) != n:
+        raise ValueError(f"slide: {n} times but {len(vbuf)} values")
     if n_ok < n or (tree_size(o) > 0 and o.tkind != tk) or o.broken:
         return None  # a bad value, NaN, or a different time type: the general loop raises or converts
     # NaN times need no pass of their own: the kernel's in-order test is false for them, and the driver raises

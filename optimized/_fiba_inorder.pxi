@@ -1156,15 +1156,19 @@ cdef int slide_run(FiBA o, const Slot* tin, const Slot* vin, Slot* out, Py_ssize
         o.tcount += st.tc
         if status == SWAG_FIBA_DONE:
             return 0
-        if status == SWAG_FIBA_NOMEM:
-            raise MemoryError()
-        if status == SWAG_FIBA_EVICT:
-            evict_core(o)
-            size -= 1
-            continue
-        if tk == T_F64 and tin[i].f != tin[i].f:
-            check_time(tin[i].f)  # raises, as insert() does, with the window as the method loop leaves it
-        insert_core(o, tin[i], vin[i], None)
+        try:
+            if status == SWAG_FIBA_NOMEM:
+                raise MemoryError()
+            if status == SWAG_FIBA_EVICT:
+                evict_op(o)
+                size -= 1
+                continue
+            if tk == T_F64 and tin[i].f != tin[i].f:
+                check_time(tin[i].f)  # raises, as insert() does, with the window as the method loop leaves it
+            insert_core(o, tin[i], vin[i], None, None, None)
+        except BaseException as err:
+            err.add_note(f"swagkit {o.algorithm}: slide processed {i} of {n} pairs")
+            raise
         size = tree_size(o)
         out[i] = query_t(o)
         i += 1

@@ -28,6 +28,35 @@ wait on a **deferred free list** (003 §6) and are recycled by later allocations
 evicted entries eagerly would cost O(m) and destroy bulk eviction's O(log m) (in CPython, dropping the last
 reference to a subtree frees it recursively, and parent pointers make it cyclic garbage).
 
+**Exception safety: refuse** (issue 12). A user's ``combine`` that raises (or a Ctrl-C arriving inside it as
+``KeyboardInterrupt``) part-way through an update cannot be rolled back here: the tree surgery (splits, merges,
+batch moves) is interleaved with the aggregate recomputations, and undoing it would need a journal of every node
+an operation touches. What FiBA does instead:
+
+* a ⊗ whose result becomes an *entry's value* (``old ⊗ new`` at an existing time, equal times inside a bulk) or an
+  *answer* (``query``, ``range_query``) is computed before anything changes, so its failure leaves the tree and
+  its entries exactly as they were, and the tree stays usable (strong, for these failures);
+* a ⊗ that recomputes a node's *aggregate* may fail in the middle of the surgery: the operation then finishes its
+  surgery without calling ⊗ again (the aggregates it skips are left stale) and re-raises at its end, so the
+  entries are exactly those after the operation, and the structure then **refuses** every update and query (and
+  ``items``, ``times``, ``snapshot``, copies) with :class:`~swagkit.spec.errors.BrokenAggregatorError` --
+  ``exception_safety = "refuse"`` --, never answering from stale aggregates. ``salvage()`` returns the
+  ``(time, value)`` entries (like ``items()``): exactly those before or after the failed operation, never a mix;
+  ``repair()`` rebuilds the tree from them in place by one bulk insertion (if ⊗ raises again there, the structure
+  stays broken and keeps the entries).
+
+:class:`FiBALoop`'s bulk operations are loops of single ones but still one operation each: a failed
+``bulk_evict(t)`` salvages the entries after it (those above t) and a failed ``bulk_insert`` those before it (the
+loop logs each touched time's previous value). ``slide`` is a loop of single operations: a failure at pair j
+leaves the first j pairs applied (the exception's note says so) and the failed one follows the rules above.
+
+**Re-entrancy, threads, copies.** Every public method but ``len()``/``repr()`` holds the structure's re-entry
+guard (:mod:`swagkit.reference._guard`): a call from inside ``combine``/``lift``/``lower`` or from a second
+thread raises :class:`~swagkit.spec.errors.ReentrantCallError` before changing anything (FiBA is not
+thread-safe). ``copy``/``deepcopy``/``pickle`` go by snapshot (:meth:`FiBA._from_snapshot`, which checks the
+snapshot's shape first: arities, order, parent ids, spine flags, fingers, counts); recursion is bounded by the
+tree's height. Numpy scalars are accepted as timestamps (stored as the Python ``int``/``float`` they equal).
+
 Counters: ``combine_count`` (⊗ calls, identity operands included, in the order below) and ``touched_count``
 (node visits: every node a search or a structural pass inspects, every aggregate recomputation and every node
 allocation), the machine-independent work the paper's bounds speak about. A node's aggregate is recomputed as the fold of its
@@ -37,18 +66,227 @@ the right finger without a split (``Π↘ ⊗ v``), as the artifact's ``pushBack
 
 from __future__ import annotations
 
+import numbers
+import operator
 from typing import Any, Iterable, Iterator
 
-from swagkit.spec.errors import EmptyWindowError, SwagkitError
+from swagkit.spec.errors import BrokenAggregatorError, EmptyWindowError
 from swagkit.spec.fiba import split_pieces
-from swagkit.spec.monoid import Monoid
+from swagkit.spec.monoid import Monoid, as_monoid
 from swagkit.spec.ooo import MissingTimeError, check_bulk_order, check_time
 from swagkit.spec.snapshots import FiBANodeState, FiBAState
+
+from ._guard import Guarded, guarded
 
 __all__ = ["FiBA", "FiBALoop", "Node", "DEFAULT_MIN_ARITY"]
 
 #: the paper's experiments use μ = 4 (``b_fiba4``) and μ = 8
 DEFAULT_MIN_ARITY = 4
+#: the largest minimum arity (the compiled nodes are one block of about 48·μ bytes)
+MAX_MIN_ARITY = 1 << 20
+
+
+class _Missing:
+    """No value: a time absent before an operation (in :class:`FiBALoop`'s undo log)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+_MISSING = _Missing()
+
+
+def _check_min_arity(min_arity: Any) -> int:
+    """μ: an integer (numpy integers too), not a bool, in 2 … 2^20 (shared by both implementations)."""
+    if isinstance(min_arity, bool) or not hasattr(type(min_arity), "__index__"):
+        raise ValueError(f"fiba: min_arity must be an integer ≥ 2, got {min_arity!r}")
+    mu = operator.index(min_arity)
+    if not 2 <= mu <= MAX_MIN_ARITY:
+        raise ValueError(f"fiba: min_arity must be an integer ≥ 2 (at most 2^20), got {min_arity!r}")
+    return mu
+
+
+def _check_window(window: Any) -> int:
+    """``slide``'s window: an integer ≥ 1 (numpy integers too, not a bool)."""
+    if isinstance(window, bool) or not hasattr(type(window), "__index__") or operator.index(window) < 1:
+        raise ValueError("slide: window must be an integer ≥ 1")
+    return operator.index(window)
+
+
+def _norm_time(t: Any) -> Any:
+    """A numpy scalar timestamp as the Python ``int``/``float`` it equals (so both implementations store and
+    compare it alike, the compiled one in C); any other timestamp as it is."""
+    tp = type(t)
+    if tp is int or tp is float or tp.__module__ != "numpy":
+        return t
+    if isinstance(t, numbers.Integral):
+        return int(t)
+    if isinstance(t, float) or tp.__name__ in ("float32", "float16"):
+        return float(t)
+    return t
+
+
+def _slide_inputs(times: Iterable[Any], values: Iterable[Any]) -> tuple[list[Any], list[Any]]:
+    """``slide``'s pairs as two lists of equal length (``ValueError`` before anything changes otherwise)."""
+    ts, vs = list(times), list(values)
+    if len(ts) != len(vs):
+        raise ValueError(f"slide: {len(ts)} times but {len(vs)} values")
+    return ts, vs
+
+
+_TYPED_KINDS = ("sum_f64", "max_f64", "min_f64", "sum_i64", "max_i64", "min_i64")
+
+
+def _typed_check(monoid: Any) -> Any:
+    """``as_f64``/``as_i64`` for a monoid of a typed kind (whose identity validates), else None: what the
+    compiled implementation validates (and converts) stored values with."""
+    from swagkit.spec.library import as_f64, as_i64
+
+    kind = getattr(monoid, "kind", None)
+    if kind not in _TYPED_KINDS:
+        return None
+    check = as_f64 if kind.endswith("f64") else as_i64
+    try:
+        check(monoid.identity)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return check
+
+
+def _salvaged(items: list[tuple[Any, Any]], fix: Any) -> list[tuple[Any, Any]]:
+    """The entries a broken structure holds, from its tree's ``items`` and the failed operation's record ``fix``:
+    ``None`` (the tree's entries are those before or after it), ``("held", entries)`` (a failed repair),
+    ``("above", t)`` (a failed loop of evictions up to
+    ``t``: the entries after it are those above t) or ``("undo", log)`` (a failed loop of inserts: ``log`` holds
+    ``(time, value before or _MISSING)`` in bulk order; the entries before it)."""
+    if fix is None:
+        return items
+    what, arg = fix
+    if what == "held":  # a repair that failed: the entries it was rebuilding from
+        return list(arg)
+    if what == "above":
+        return [(t, v) for t, v in items if arg < t]
+    log: list[tuple[Any, Any]] = arg
+    out: list[tuple[Any, Any]] = []
+    k = 0
+    for t, v in items:
+        while k < len(log) and log[k][0] < t:
+            k += 1
+        if k < len(log) and log[k][0] == t:
+            old = log[k][1]  # the first record of a time holds its value before the bulk
+            while k < len(log) and not t < log[k][0]:
+                k += 1
+            if old is not _MISSING:
+                out.append((t, old))
+            continue
+        out.append((t, v))
+    return out
+
+
+def _snapshot_order(snapshot: Any, min_arity: int, algorithm: str) -> list[tuple[FiBANodeState, int | None]]:
+    """Check a snapshot's shape before a structure is rebuilt from it, without ⊗ (O(n), iterative): a
+    :class:`FiBAState` of this μ; nodes numbered in preorder with matching parent ids, each node once; values as
+    many as times; arities in μ … 2μ (root: 1 … 2μ as a leaf, 2 … 2μ internal) with a child per arity; every leaf
+    at one depth; spine flags as their position requires; times strictly increasing in order (none NaN); fingers
+    on the extreme leaves; counts and size as the entries require. Returns ``(node, parent index)`` in preorder;
+    raises ``TypeError``/``ValueError`` (never builds a malformed tree). Both implementations use it."""
+    if not isinstance(snapshot, FiBAState):
+        raise TypeError(f"{algorithm}: expected a FiBAState snapshot, got {type(snapshot).__name__}")
+
+    def bad(why: str) -> ValueError:
+        return ValueError(f"{algorithm}: malformed snapshot: {why}")
+
+    mu = min_arity
+    if snapshot.min_arity != mu:
+        raise bad(f"min_arity {snapshot.min_arity!r}, the structure's is {mu}")
+    order: list[tuple[FiBANodeState, int | None]] = []
+    kids: list[list[int]] = []
+    seen: set[int] = set()
+    leaves: list[int] = []
+    leaf_depth = -1
+    stack: list[tuple[Any, int | None, int, bool, bool]] = [(snapshot.root, None, 0, True, True)]
+    while stack:
+        st, p, depth, on_left, on_right = stack.pop()
+        if not isinstance(st, FiBANodeState):
+            raise TypeError(f"{algorithm}: malformed snapshot: a node is a {type(st).__name__}")
+        if id(st) in seen:
+            raise bad("a node appears twice")
+        seen.add(id(st))
+        index = len(order)
+        if not (type(st.times) is type(st.values) is type(st.children) is tuple):
+            raise TypeError(f"{algorithm}: malformed snapshot: node {index}'s times, values and children must be "
+                            "tuples")
+        if len(st.values) != len(st.times):
+            raise bad(f"node {index} has {len(st.times)} times and {len(st.values)} values")
+        a = len(st.times) + 1
+        low = (2 if st.children else 1) if p is None else mu
+        if not low <= a <= 2 * mu:
+            raise bad(f"node {index} has arity {a}, allowed {low} … {2 * mu}")
+        if st.children and len(st.children) != a:
+            raise bad(f"node {index} has arity {a} and {len(st.children)} children")
+        if type(st.id) is not int or st.id != index or st.parent != p or (p is not None and type(st.parent) is not int):
+            raise bad(f"node {index} has id {st.id!r} and parent {st.parent!r}: not the preorder numbering")
+        if type(st.left_spine) is not bool or type(st.right_spine) is not bool or type(st.count) is not int:
+            raise TypeError(f"{algorithm}: malformed snapshot: node {index}'s flags must be bools, its count an int")
+        if (st.left_spine, st.right_spine) != (p is not None and on_left, p is not None and on_right):
+            raise bad(f"node {index}'s spine flags do not match its position")
+        order.append((st, p))
+        kids.append([])
+        if p is not None:
+            kids[p].append(index)
+        if st.children:
+            for i in range(len(st.children) - 1, -1, -1):
+                stack.append((st.children[i], index, depth + 1, on_left and i == 0, on_right and i == a - 1))
+        else:
+            if leaf_depth < 0:
+                leaf_depth = depth
+            elif depth != leaf_depth:
+                raise bad(f"leaf {index} is at depth {depth}, another leaf at depth {leaf_depth}")
+            leaves.append(index)
+    # times strictly increasing in order (an in-order walk: children before the entries right of them)
+    prev: Any = _MISSING
+    walk: list[tuple[int, int]] = [(0, 0)]
+    while walk:
+        index, i = walk.pop()
+        st = order[index][0]
+        if not st.children:
+            run = st.times
+        else:
+            run = st.times[i - 1 : i] if i > 0 else ()
+            if i < len(st.children) - 1:
+                walk.append((index, i + 1))
+            walk.append((kids[index][i], 0))
+        for t in run:
+            check_time(t)
+            if prev is not _MISSING and not prev < t:
+                raise bad(f"times are not increasing in order: {t!r} after {prev!r}")
+            prev = t
+    # counts: entries of each subtree (children first), then each node's count by its kind (parents first)
+    up = [0] * len(order)
+    for index in range(len(order) - 1, -1, -1):
+        up[index] = len(order[index][0].times) + sum(up[c] for c in kids[index])
+    for index, (st, p) in enumerate(order):
+        ch = kids[index]
+        inner = len(st.times) + sum(up[c] for c in ch[1:-1])
+        grand = p is not None and order[p][1] is not None
+        if p is None:
+            want = inner
+        elif st.left_spine:
+            want = inner + (up[ch[-1]] if ch else 0) + (order[p][0].count if grand else 0)
+        elif st.right_spine:
+            want = (order[p][0].count if grand else 0) + (up[ch[0]] if ch else 0) + inner
+        else:
+            want = up[index]
+        if st.count != want:
+            raise bad(f"node {index} has count {st.count}, its entries require {want}")
+    if type(snapshot.size) is not int or snapshot.size != up[0]:
+        raise bad(f"size {snapshot.size!r}, the tree holds {up[0]} entries")
+    if snapshot.left_finger != leaves[0] or snapshot.right_finger != leaves[-1]:
+        raise bad(f"fingers {snapshot.left_finger!r}/{snapshot.right_finger!r}, the extreme leaves are "
+                  f"{leaves[0]}/{leaves[-1]}")
+    return order
 
 
 class Node:
@@ -122,22 +360,31 @@ class _Tops:
         self.right_from_root = False
 
 
-class FiBA:
+class FiBA(Guarded):
     """Finger B-tree aggregator (id ``fiba``; paper 003 with FiBA 2019), out-of-order timestamped window.
 
     ``FiBA(monoid, min_arity=4)``: minimum arity μ ≥ 2 (maximum 2μ). API: ``insert(time, value)``,
     ``evict()``, ``remove(time)``, ``bulk_evict(time) -> int``, ``bulk_insert(pairs)``, ``query()``,
     ``range_query(t_from, t_to)``, ``oldest()``, ``youngest()``, ``len()``, ``items()``, ``times()``,
-    ``slide(times, values, window)``, ``snapshot()``, ``combine_count``, ``touched_count`` and ``_check()``.
-    The ADT (including bad input) is :class:`swagkit.spec.ooo.TimedWindow`'s; see the module docstring for
-    the complexity of each operation.
+    ``slide(times, values, window)``, ``snapshot()``, ``salvage()``, ``repair()``, ``combine_count``,
+    ``touched_count`` and ``_check()``. The ADT (including bad input) is :class:`swagkit.spec.ooo.TimedWindow`'s;
+    see the module docstring for the complexity of each operation.
+
+    Exception safety: ``"refuse"``. A ``combine`` that raises inside ``insert``, ``evict``, ``remove``,
+    ``bulk_evict`` or ``bulk_insert`` leaves the entries exactly as after the operation when it failed in an
+    aggregate recomputation (the tree surgery is finished without ⊗), or exactly as before when it failed in a ⊗
+    that makes an entry's value (``old ⊗ new`` at an existing time, equal times in a bulk); ``query`` and
+    ``range_query`` change nothing when their ⊗ fails. In every case the structure then raises
+    :class:`~swagkit.spec.errors.BrokenAggregatorError` on every update and query until ``repair()``;
+    ``salvage()`` returns the entries. Not thread-safe: overlapping calls raise ``ReentrantCallError``.
     """
 
     algorithm = "fiba"
+    exception_safety = "refuse"
 
     def __init__(self, monoid: Monoid[Any, Any, Any], min_arity: int = DEFAULT_MIN_ARITY) -> None:
-        if type(min_arity) is not int or min_arity < 2:
-            raise ValueError(f"fiba: min_arity must be an integer ≥ 2, got {min_arity!r}")
+        monoid = as_monoid(monoid, self.algorithm)
+        min_arity = _check_min_arity(min_arity)
         self.monoid = monoid
         self.min_arity = min_arity
         self.max_arity = 2 * min_arity
@@ -151,21 +398,58 @@ class FiBA:
         self.root = Node(True, self._one)
         self.left_finger = self.root
         self.right_finger = self.root
-        #: set while an update runs; stays set if a combine raised half-way (see :meth:`_check_usable`)
+        self._init_guard()
+        #: set when a ⊗ raised during an operation: every update and query refuses until :meth:`repair`
         self._broken = False
+        #: the first failure of the running update's aggregate ⊗ (the rest of the update skips ⊗)
+        self._fault: BaseException | None = None
+        #: how :meth:`salvage` derives the entries from the tree after a failed loop (see :func:`_salvaged`)
+        self._fix: Any = None
+
+    def _params(self) -> dict[str, Any]:
+        return {"min_arity": self.min_arity}
 
     # ====================================================================================== bookkeeping
 
     def _otimes(self, a: Any, b: Any) -> Any:
-        """``a ⊗ b``, counted."""
+        """``a ⊗ b`` of an aggregate recomputation, counted. Once one of them raised during the running update,
+        the update's later ones are skipped (neither called nor counted, ``a`` stands in: aggregates left stale)
+        so that it finishes its tree surgery; it re-raises at its end (:meth:`_finish`)."""
+        if self._fault is not None:
+            return a
+        self.combine_count += 1
+        try:
+            return self._combine(a, b)
+        except BaseException as err:
+            self._fault = err
+            self._broken = True
+            return a
+
+    def _otimes_now(self, a: Any, b: Any) -> Any:
+        """``a ⊗ b`` that makes an entry's value or an answer, counted; computed before anything changes, so the
+        caller just marks the structure broken (:meth:`_failed`) and lets the error through."""
         self.combine_count += 1
         return self._combine(a, b)
 
+    def _failed(self) -> None:
+        """An operation raised after its read-only phase: refuse from now on (see the module docstring)."""
+        self._broken = True
+        self._fault = None
+
+    def _finish(self) -> None:
+        """End of an update: re-raise the first failure of its aggregate ⊗, if any (it is broken then)."""
+        err = self._fault
+        if err is not None:
+            self._fault = None
+            self._broken = True
+            raise err
+
     def _check_usable(self) -> None:
         if self._broken:
-            raise SwagkitError(
-                f"{self.algorithm}: a combine call raised during an earlier update; the aggregator is inconsistent "
-                "and can no longer be updated"
+            raise BrokenAggregatorError(
+                f"{self.algorithm}: a combine call raised during an earlier operation, so its aggregates cannot be "
+                "trusted: it refuses every update and query; salvage() returns its (time, value) entries and "
+                "repair() rebuilds it from them"
             )
 
     def _new_node(self, leaf: bool) -> Node:
@@ -339,31 +623,44 @@ class FiBA:
 
     # ====================================================================================== single insert
 
+    @guarded
     def insert(self, time: Any, value: Any) -> None:
         """Insert ``value`` at ``time`` (FiBA 2019): finger search; at an existing time (leaf or internal) combine
         ``old ⊗ new`` in place, else insert into the leaf and split upward while a node overflows; then repair
         the aggregates. Amortized O(log d) ⊗ (O(1) in order), worst case O(log n). ``value`` is lifted and
         ``time`` located before anything changes."""
-        check_time(time)
-        v = self._lift(value)
         self._check_usable()
-        node, i, found, _ = self._search(time)
-        self._broken = True
-        if found:
-            node.values[i] = self._otimes(node.values[i], v)
-            self._repair_aggs(node, False, False)
-        elif node is self.right_finger and i == len(node.times) and len(node.times) + 2 <= self.max_arity:
-            # in-order append without overflow: Π↘ (or the leaf root's Π|) just grows by v (pushBackEntry)
-            node.times.append(time)
-            node.values.append(v)
-            node.agg = self._otimes(node.agg, v) if node.times[:-1] else v
-            node.count += 1
-        else:
-            node.times.insert(i, time)
-            node.values.insert(i, v)
-            top, hit_left, hit_right = self._rebalance_after_insert(node)
-            self._repair_aggs(top, hit_left, hit_right)
-        self._broken = False
+        time = _norm_time(time)
+        check_time(time)
+        self._insert(time, self._lift(value))
+
+    def _insert(self, time: Any, v: Any, log: list[tuple[Any, Any]] | None = None) -> None:
+        """insert's steps for a checked time and a lifted value. ``log`` (:class:`FiBALoop`'s bulk insert) gets
+        ``(time, its value before or _MISSING)`` once the search is done, before anything changes."""
+        node, i, found, _ = self._search(time)  # reads only: a raising comparison changes nothing
+        if log is not None:
+            log.append((time, node.values[i] if found else _MISSING))
+        if found:  # the entry's new value before anything changes: a failing ⊗ leaves the tree usable
+            value = self._otimes_now(node.values[i], v)
+        try:
+            if found:
+                node.values[i] = value
+                self._repair_aggs(node, False, False)
+            elif node is self.right_finger and i == len(node.times) and len(node.times) + 2 <= self.max_arity:
+                # in-order append without overflow: Π↘ (or the leaf root's Π|) just grows by v (pushBackEntry)
+                node.times.append(time)
+                node.values.append(v)
+                node.agg = self._otimes(node.agg, v) if node.times[:-1] else v
+                node.count += 1
+            else:
+                node.times.insert(i, time)
+                node.values.insert(i, v)
+                top, hit_left, hit_right = self._rebalance_after_insert(node)
+                self._repair_aggs(top, hit_left, hit_right)
+        except BaseException:
+            self._failed()
+            raise
+        self._finish()
 
     def _rebalance_after_insert(self, node: Node) -> tuple[Node, bool, bool]:
         """``rebalanceAfterInsert``: while ``node`` overflows (a > 2μ), split it -- growing a new root first when
@@ -422,30 +719,47 @@ class FiBA:
 
     # ====================================================================================== single evict
 
+    @guarded
     def evict(self) -> None:
         """Remove the oldest entry: pop it from the left finger, rebalance, repair. Amortized O(1) ⊗, worst
         case O(log n). :class:`EmptyWindowError` (nothing changes) on an empty window."""
+        self._check_usable()
         if len(self) == 0:
             raise EmptyWindowError(f"{self.algorithm}: evict() on an empty window")
-        self._check_usable()
-        self._broken = True
-        leaf = self.left_finger
-        del leaf.times[0]
-        del leaf.values[0]
-        top, hit_left, hit_right = self._rebalance_after_evict(leaf, leaf.left_spine, leaf.right_spine)
-        self._repair_aggs(top, hit_left, hit_right)
-        self._broken = False
+        self._evict()
 
+    def _evict(self) -> None:
+        """evict's steps on a non-empty window."""
+        try:
+            leaf = self.left_finger
+            del leaf.times[0]
+            del leaf.values[0]
+            top, hit_left, hit_right = self._rebalance_after_evict(leaf, leaf.left_spine, leaf.right_spine)
+            self._repair_aggs(top, hit_left, hit_right)
+        except BaseException:
+            self._failed()
+            raise
+        self._finish()
+
+    @guarded
     def remove(self, time: Any) -> None:
         """Remove the entry at ``time`` (FiBA 2019 ``evict(t)``). In a leaf it is deleted there; in an internal
         node it is replaced by its neighbor entry from a leaf (the oldest of the right subtree when that child
         has spare arity, else the youngest of the left subtree), which is then deleted. Amortized O(log d) ⊗,
         worst case O(log n). :class:`MissingTimeError` (nothing changes) when ``time`` is not present."""
         self._check_usable()
+        time = _norm_time(time)
         node, i, found, _ = self._search(time)
         if not found:
             raise MissingTimeError(f"{self.algorithm}: remove({time!r}): no entry has this timestamp")
-        self._broken = True
+        try:
+            self._remove_at(node, i)
+        except BaseException:
+            self._failed()
+            raise
+        self._finish()
+
+    def _remove_at(self, node: Node, i: int) -> None:
         extra = 0
         if node.children is None:
             leaf = node
@@ -472,7 +786,6 @@ class FiBA:
                                                                         count_levels=True)
         # the node that held ``time`` changed too: climb at least up to it
         self._repair_aggs(top, hit_left, hit_right, climb=max(0, extra - climbed))
-        self._broken = False
 
     def _rebalance_after_evict(self, node: Node, hit_left: bool, hit_right: bool,
                                count_levels: bool = False) -> Any:
@@ -576,27 +889,36 @@ class FiBA:
 
     # ====================================================================================== bulk evict
 
+    @guarded
     def bulk_evict(self, time: Any) -> int:
         """Remove every entry with timestamp ≤ ``time`` and return how many (003 §4). Step 1: the boundary
         search; Step 2: the pass up (local evictions, batch moves, sibling and non-sibling merges, make node /
         child root, then classic rebalancing above the boundary); Step 3: the pass down the spines. Amortized
         O(log m) ⊗ and node visits (Theorem 1), worst case O(log n); nothing is touched when ``time`` is below
         the oldest entry, and a ``time`` at or above the youngest clears the window in O(1)."""
-        check_time(time)
         self._check_usable()
+        time = _norm_time(time)
+        check_time(time)
         n = len(self)
         if n == 0 or time < self.left_finger.times[0]:
             return 0
-        self._broken = True
         if not time < self.right_finger.times[-1]:  # everything goes
-            self._free_subtree(self.root)
-            self.root = self.left_finger = self.right_finger = self._new_node(leaf=True)
-        else:
-            boundary = self._search_boundary(time)
+            self._clear()
+            return n
+        boundary = self._search_boundary(time)  # reads only
+        try:
             top = self._evict_pass_up(boundary)
             self._evict_repair(top)
-        self._broken = False
+        except BaseException:
+            self._failed()
+            raise
+        self._finish()
         return n - len(self)
+
+    def _clear(self) -> None:
+        """Drop every entry in O(1): the tree goes to the deferred free list, a fresh leaf is the root."""
+        self._free_subtree(self.root)
+        self.root = self.left_finger = self.right_finger = self._new_node(leaf=True)
 
     def _search_boundary(self, t: Any) -> list[tuple[Node, Node | None, Node | None, int, int]]:
         """Step 1, ``searchBoundary``: climb from the nearer finger to the top of the boundary (the lowest spine
@@ -768,6 +1090,7 @@ class FiBA:
 
     # ====================================================================================== bulk insert
 
+    @guarded
     def bulk_insert(self, pairs: Iterable[tuple[Any, Any]]) -> None:
         """Insert ``(time, value)`` pairs given in non-decreasing time order (003 §5); equal times in one bulk
         fold earlier ⊗ later, so this equals ``for t, v in pairs: insert(t, v)``. Step 1: one sweep of finger
@@ -777,39 +1100,51 @@ class FiBA:
         separators as the next level's treelets; Step 3: the pass down the touched spines. Amortized
         O(log d + m(1 + log(d/m))) ⊗ (Theorem 3). Out-of-order pairs raise :class:`UnorderedBulkError` and a bad
         value the monoid's error, before anything changes."""
-        items = [(t, v) for t, v in pairs]
+        self._check_usable()
+        lifted = self._checked_bulk(pairs)
+        if lifted:
+            self._bulk_insert(lifted)
+
+    def _checked_bulk(self, pairs: Iterable[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+        """The bulk as ``(time, lifted value)`` pairs, its order checked (before anything changes)."""
+        items = [(_norm_time(t), v) for t, v in pairs]
         check_bulk_order([t for t, _ in items])
         lift = self._lift
-        lifted = [(t, lift(v)) for t, v in items]
-        self._check_usable()
-        if not lifted:
-            return
+        return [(t, lift(v)) for t, v in items]
+
+    def _bulk_insert(self, lifted: list[tuple[Any, Any]]) -> None:
+        """bulk_insert's steps for a checked, non-empty bulk of lifted values."""
         keys: list[Any] = []
         vals: list[Any] = []
         for t, v in lifted:  # duplicates inside the bulk: earlier ⊗ later (the artifact's doInitialMultisearch)
             if keys and keys[-1] == t:
-                vals[-1] = self._otimes(vals[-1], v)
+                vals[-1] = self._otimes_now(vals[-1], v)  # nothing changed yet: a failure leaves all as it was
             else:
                 keys.append(t)
                 vals.append(v)
-        leaf_events, matches = self._multisearch(keys, vals)
-        self._broken = True
-        dirty: dict[int, list[_Event]] = {}
-        for seq, node, i, level in matches:  # existing timestamps: combine in place, recompute at their level
-            node.values[i] = self._otimes(node.values[i], vals[seq])
-            dirty.setdefault(level, []).append(_Event(seq, node, False))
-        top_dirty = max(dirty, default=-1)
-        tops = _Tops()
-        level = 0
-        events = leaf_events
-        while events or level <= top_dirty:
-            nxt: list[_Event] = []
-            for target, group in self._groups(self._merged(events, dirty.get(level, []))):
-                self._bulk_local_insert(target, group, nxt, tops)
-            events = nxt
-            level += 1
-        self._bulk_insert_pass_down(tops)
-        self._broken = False
+        leaf_events, matches = self._multisearch(keys, vals)  # reads only
+        # existing timestamps: every ``old ⊗ new`` first (a failure changes nothing: the tree stays usable)
+        combined = [self._otimes_now(node.values[i], vals[seq]) for seq, node, i, _ in matches]
+        try:
+            dirty: dict[int, list[_Event]] = {}
+            for (seq, node, i, level), value in zip(matches, combined):  # recompute at their level
+                node.values[i] = value
+                dirty.setdefault(level, []).append(_Event(seq, node, False))
+            top_dirty = max(dirty, default=-1)
+            tops = _Tops()
+            level = 0
+            events = leaf_events
+            while events or level <= top_dirty:
+                nxt: list[_Event] = []
+                for target, group in self._groups(self._merged(events, dirty.get(level, []))):
+                    self._bulk_local_insert(target, group, nxt, tops)
+                events = nxt
+                level += 1
+            self._bulk_insert_pass_down(tops)
+        except BaseException:
+            self._failed()
+            raise
+        self._finish()
 
     def _multisearch(self, keys: list[Any], vals: list[Any]) -> tuple[list[_Event], list[tuple[Any, ...]]]:
         """Step 1, ``doInitialMultisearch``: the first key by finger search from the right finger (climb while
@@ -999,21 +1334,31 @@ class FiBA:
 
     # ====================================================================================== queries
 
+    @guarded
     def query(self) -> Any:
         """``Π↙(leftFinger) ⊗ Π|(root) ⊗ Π↘(rightFinger)``, lowered (the root's aggregate when it is a leaf).
         2 ⊗ (0 for a leaf root)."""
+        self._check_usable()
+        return self._query()
+
+    def _query(self) -> Any:
         root = self.root
         if root.children is None:
             return self.monoid.lower(root.agg)
-        agg = self._otimes(self._otimes(self.left_finger.agg, root.agg), self.right_finger.agg)
+        # reads only: a failing ⊗ changes nothing, the tree stays usable
+        agg = self._otimes_now(self._otimes_now(self.left_finger.agg, root.agg), self.right_finger.agg)
         return self.monoid.lower(agg)
 
+    @guarded
     def range_query(self, t_from: Any, t_to: Any) -> Any:
         """The fold of the values with ``t_from ≤ time ≤ t_to`` in time order, lowered (FiBA 2019
         ``rangeQuery``, inclusive at both ends; ``lower(identity)`` for an empty range). Starts at the lowest
         spine node (or the root) whose subtree covers the range, found by climbing from the nearer finger, and
         recurses into the children that intersect the range, using the stored Π↑ of every fully covered
         non-spine subtree. O(log n) ⊗; O(log d) for a range near either end."""
+        self._check_usable()
+        t_from = _norm_time(t_from)
+        t_to = _norm_time(t_to)
         check_time(t_from)
         check_time(t_to)
         if not t_from <= t_to or len(self) == 0:
@@ -1032,8 +1377,17 @@ class FiBA:
                     node = node.parent  # type: ignore[assignment]
                     self.touched_count += 1
         ops: list[Any] = []
-        self._range_operands(node, t_from, t_to, ops)
-        return self.monoid.lower(self._fold(ops))
+        self._range_operands(node, t_from, t_to, ops)  # reads only
+        agg = self._fold_now(ops)  # a failing ⊗ changes nothing: the tree stays usable
+        return self.monoid.lower(agg)
+
+    def _fold_now(self, ops: list[Any]) -> Any:
+        if not ops:
+            return self._one
+        acc = ops[0]
+        for x in ops[1:]:
+            acc = self._otimes_now(acc, x)
+        return acc
 
     def _range_operands(self, node: Node, lo: Any, hi: Any, ops: list[Any]) -> None:
         """Append the operands of ``node``'s subtree restricted to ``[lo, hi]`` (``None``: unbounded on that
@@ -1054,14 +1408,18 @@ class FiBA:
             if i < last and (lo is None or not times[i] < lo) and (hi is None or not hi < times[i]):
                 ops.append(node.values[i])
 
+    @guarded
     def oldest(self) -> Any:
         """The smallest timestamp: the left finger's first (O(1)). :class:`EmptyWindowError` when empty."""
+        self._check_usable()
         if len(self) == 0:
             raise EmptyWindowError(f"{self.algorithm}: oldest() on an empty window")
         return self.left_finger.times[0]
 
+    @guarded
     def youngest(self) -> Any:
         """The largest timestamp: the right finger's last (O(1)). :class:`EmptyWindowError` when empty."""
+        self._check_usable()
         if len(self) == 0:
             raise EmptyWindowError(f"{self.algorithm}: youngest() on an empty window")
         return self.right_finger.times[-1]
@@ -1074,8 +1432,13 @@ class FiBA:
             return len(root.times)
         return self.left_finger.count + root.count + self.right_finger.count
 
+    @guarded
     def items(self) -> list[tuple[Any, Any]]:
         """``(time, lifted value)`` pairs in time order (an in-order traversal, O(n))."""
+        self._check_usable()
+        return self._items()
+
+    def _items(self) -> list[tuple[Any, Any]]:
         out: list[tuple[Any, Any]] = []
         stack: list[tuple[Node, int]] = [(self.root, 0)]
         while stack:
@@ -1090,28 +1453,70 @@ class FiBA:
             stack.append((node.children[i], 0))
         return out
 
+    @guarded
     def times(self) -> list[Any]:
         """The timestamps in time order, O(n)."""
-        return [t for t, _ in self.items()]
+        self._check_usable()
+        return [t for t, _ in self._items()]
 
+    @guarded
     def slide(self, times: Iterable[Any], values: Iterable[Any], window: int) -> Any:
         """The array driver of a count-based window over an (in-order or not) stream: for each pair, evict the
-        oldest while ``len() ≥ window``, ``insert(t, v)``, record ``query()``; returns the answers (a list)."""
-        if type(window) is not int or window < 1:
-            raise ValueError("slide: window must be an integer ≥ 1")
+        oldest while ``len() ≥ window``, ``insert(t, v)``, record ``query()``; returns the answers (a list).
+        ``times`` and ``values`` must have the same length (``ValueError`` before anything changes). A loop of
+        single operations: if one fails at pair j, the first j pairs stay applied (the exception's note says
+        so)."""
+        self._check_usable()
+        window = _check_window(window)
+        ts, vs = _slide_inputs(times, values)
         out: list[Any] = []
-        for t, v in zip(times, values):
-            while len(self) >= window:
-                self.evict()
-            self.insert(t, v)
-            out.append(self.query())
+        for j in range(len(ts)):
+            try:
+                while len(self) >= window:
+                    self._evict()
+                t = _norm_time(ts[j])
+                check_time(t)
+                self._insert(t, self._lift(vs[j]))
+                out.append(self._query())
+            except BaseException as err:
+                err.add_note(f"swagkit {self.algorithm}: slide processed {j} of {len(ts)} pairs")
+                raise
         return out
+
+    # ====================================================================================== recovery
+
+    @guarded
+    def salvage(self) -> list[tuple[Any, Any]]:
+        """The ``(time, lifted value)`` entries held, in time order, like ``items()`` -- also on a structure that
+        refuses after a failed ⊗ (see the module docstring): then exactly the entries before or after the failed
+        operation. No ⊗ call; O(n)."""
+        return _salvaged(self._items(), self._fix)
+
+    @guarded
+    def repair(self) -> None:
+        """Rebuild a broken structure in place from :meth:`salvage`'s entries (one bulk insertion into an empty
+        tree: O(n) ⊗), after which it answers again; nothing to do on a structure that is not broken. If ⊗
+        raises during the rebuild, the structure stays broken and keeps the entries."""
+        if not self._broken:
+            return
+        entries = _salvaged(self._items(), self._fix)
+        self._clear()
+        self._fix = ("held", entries)  # until the rebuild succeeds, salvage() returns them whatever the tree holds
+        if entries:
+            self._bulk_insert(entries)
+        self._broken = False
+        self._fix = None
 
     # ====================================================================================== state
 
+    @guarded
     def snapshot(self) -> FiBAState:
         """:class:`~swagkit.spec.snapshots.FiBAState`: nodes numbered in preorder, with the ids their parent
         pointers and the fingers designate."""
+        self._check_usable()
+        return self._snapshot()
+
+    def _snapshot(self) -> FiBAState:
         ids: dict[int, int] = {}
         order: list[Node] = []
         stack = [self.root]
@@ -1144,12 +1549,43 @@ class FiBA:
             size=len(self),
         )
 
+    @classmethod
+    def _from_snapshot(cls, monoid: Monoid[Any, Any, Any], snapshot: FiBAState,
+                       min_arity: int = DEFAULT_MIN_ARITY) -> "FiBA":
+        """The structure whose :meth:`snapshot` is ``snapshot`` (copying and pickling; no ⊗ call, O(n)). The
+        snapshot's shape is checked first (:func:`_snapshot_order`): a malformed one raises ``TypeError`` or
+        ``ValueError``; so does a value a typed kind refuses. Its aggregates are taken as they are."""
+        agg = cls(monoid, min_arity)
+        order = _snapshot_order(snapshot, agg.min_arity, cls.algorithm)
+        check = _typed_check(agg.monoid)
+        nodes: list[Node] = []
+        for st, p in order:
+            node = Node(not st.children, agg._one)
+            node.times = [_norm_time(t) for t in st.times]
+            node.values = list(st.values) if check is None else [check(v) for v in st.values]
+            node.agg = st.agg if check is None else check(st.agg)
+            node.count = st.count
+            node.left_spine = st.left_spine
+            node.right_spine = st.right_spine
+            if p is not None:
+                parent = nodes[p]
+                node.parent = parent
+                assert parent.children is not None
+                parent.children.append(node)
+            nodes.append(node)
+        agg.root = nodes[0]
+        agg.left_finger = nodes[snapshot.left_finger]
+        agg.right_finger = nodes[snapshot.right_finger]
+        return agg
+
+    @guarded
     def _check(self) -> None:
         """Check every invariant of 003 §3.2 (notes §2.5) against the structure's own contents, locally and
         globally (:func:`swagkit.spec.checkers.fiba.check_fiba`). O(n) ⊗."""
         from swagkit.spec.checkers.fiba import check_fiba
 
-        check_fiba(self.snapshot(), self.monoid, self.items())
+        self._check_usable()
+        check_fiba(self._snapshot(), self.monoid, self._items())
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.monoid.name}, n={len(self)})"
@@ -1159,28 +1595,47 @@ class FiBALoop(FiBA):
     """FiBA with bulk operations emulated by loops of single operations (id ``fiba_loop``): the paper's
     ``nb_fiba`` baseline (003 §7; the artifact's ``BulkAdapter``), with ``oldest()`` from the left finger as the
     notes advise. ``bulk_evict(t)``: ``evict()`` while the oldest time is ≤ t, O(m) amortized;
-    ``bulk_insert(pairs)``: checks the whole bulk, then ``insert`` each pair, O(m log d) amortized."""
+    ``bulk_insert(pairs)``: checks the whole bulk, then ``insert`` each pair, O(m log d) amortized.
+
+    Exception safety: ``"refuse"``, like :class:`FiBA`; each bulk operation is still one operation: after a ⊗
+    failed in it, ``salvage()`` holds the entries after the whole ``bulk_evict`` (those above its time) or before
+    the whole ``bulk_insert`` (each insert logs its time's previous value before changing anything)."""
 
     algorithm = "fiba_loop"
 
+    @guarded
     def bulk_evict(self, time: Any) -> int:
-        """``evict()`` while the oldest entry's time is ≤ ``time``; returns how many. Amortized O(m) ⊗."""
-        check_time(time)
+        """``evict()`` while the oldest entry's time is ≤ ``time``; returns how many. Amortized O(m) ⊗. One
+        operation: if a ⊗ fails part-way, the structure refuses and :meth:`salvage` gives the entries after the
+        whole bulk eviction (those above ``time``)."""
         self._check_usable()
+        time = _norm_time(time)
+        check_time(time)
         evicted = 0
-        while len(self) > 0 and not time < self.left_finger.times[0]:
-            self.evict()
-            evicted += 1
+        try:
+            while len(self) > 0 and not time < self.left_finger.times[0]:
+                self._evict()
+                evicted += 1
+        except BaseException:
+            if evicted or self._broken:
+                self._failed()
+                self._fix = ("above", time)
+            raise
         return evicted
 
+    @guarded
     def bulk_insert(self, pairs: Iterable[tuple[Any, Any]]) -> None:
         """Check the bulk (order, values) like :meth:`FiBA.bulk_insert`, then ``insert`` each pair in order.
-        Amortized O(m log d) ⊗."""
-        items = [(t, v) for t, v in pairs]
-        check_bulk_order([t for t, _ in items])
-        lift = self._lift
-        for _, v in items:
-            lift(v)  # a bad value must raise before anything changes
+        Amortized O(m log d) ⊗. One operation: each insert logs the previous value of its time first, so if a ⊗
+        fails part-way the structure refuses and :meth:`salvage` gives the entries before the bulk."""
         self._check_usable()
-        for t, v in items:
-            self.insert(t, v)
+        lifted = self._checked_bulk(pairs)
+        log: list[tuple[Any, Any]] = []
+        try:
+            for t, v in lifted:
+                self._insert(t, v, log)
+        except BaseException:
+            if log:  # something may have changed: refuse, salvaging the entries before the bulk
+                self._failed()
+                self._fix = ("undo", log)
+            raise
