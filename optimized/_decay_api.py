@@ -1,6 +1,9 @@
 """Paper 004's structures in :mod:`swagkit.optimized`: the compiled ``_qdigest``, ``_window_count``,
 ``_window_quantiles`` and ``_value_division`` extensions when they are built and ``SWAGKIT_PUREPYTHON`` is not
-set, else the pure-Python fallback (the reference classes). Same API, snapshots and answers either way.
+set, else the pure-Python fallback (the reference classes). Same API, snapshots and answers either way, and the
+same robustness (issue 12): input refused alike before anything changes (numpy scalars accepted), exception
+safety *strong* (``exception_safety``), overlapping calls refused with ``ReentrantCallError``, copies and pickles
+by snapshot (each implementation restores the other's snapshots), q-digests of either implementation merge.
 
 ``qdigest_monoid`` builds the q-digest monoid over the class in use here (compiled when available).
 """

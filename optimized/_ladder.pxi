@@ -11,13 +11,19 @@
 #
 # Complexity as in the reference: Q_0 insert O(log α) plus amortized O(1) evictions; SWCOMPRESS O(J·α log α)
 # plus the hooks' work; choosing the level ℓ of a window O(J); a window count O(α + J).
+#
+# Robustness (issue 12), as reference/_ladder.py: α validated by the shared ``check_alpha`` (refused at 2**62);
+# a ``busy`` flag (``_enter``) refuses overlapping calls with ReentrantCallError before any change; windows are
+# clamped in Python (a window beyond the clock covers everything: no int64 overflow); exception safety strong.
 
 cimport cython
 from libcpp.map cimport map as cmap
 from cython.operator cimport dereference as deref, preincrement as inc
 
-from swagkit.spec.decay_errors import InvalidParameterError
-from swagkit.spec.decay_input import check_advance, check_int, check_window
+from swagkit.reference._guard import reentered as _reentered, restore as _restore
+from swagkit.reference._ladder import check_alpha as _check_alpha
+from swagkit.reference.qdigest import int_arg as _int_arg, real_arg as _real_arg
+from swagkit.spec.decay_input import check_advance, check_window
 
 DEF MAX_TOTAL = 4611686018427387904  # 2**62
 
@@ -33,20 +39,17 @@ cdef class _TimeLadder:
     cdef vector[Level] levels
     cdef vector[int64_t] _removed  # ids one truncation discarded (scratch)
     cdef public object alpha_min
+    cdef bint busy
+
+    exception_safety = "strong"
 
     cdef int _start(self, int time_bits, double eps, object alpha_min, object alpha) except -1:
         """Validate α (default: the provable ``alpha_min``) and empty Q_0; the subclass adds level 1."""
         self.T = time_bits
         self._eps = eps
         self.alpha_min = alpha_min
-        if alpha is None:
-            alpha = alpha_min
-        a = check_int(alpha, "alpha")
-        if a < 1:
-            raise InvalidParameterError(f"alpha must be >= 1, got {a}")
-        if a > MAX_TOTAL:
-            raise InvalidParameterError(f"alpha must be < 2**62, got {a}")
-        self._alpha = a
+        self._alpha = _check_alpha(alpha, alpha_min)
+        self.busy = False
         self._now = 0
         self._total = 0
         self.tau0 = -1
@@ -88,9 +91,20 @@ cdef class _TimeLadder:
 
     # -- updates -----------------------------------------------------------------------------------------------
 
+    cdef inline int _enter(self, str operation) except -1:
+        """The re-entry guard: refuse a call while another one of this structure runs (before any change)."""
+        if self.busy:
+            raise _reentered(self.algorithm, operation)
+        self.busy = True
+        return 0
+
     def advance(self, t: int) -> None:
         """Set the current time to ``t`` (``now <= t < 2**T``)."""
-        self._now = check_advance(t, self.T, self._now)
+        self._enter("advance")
+        try:
+            self._now = check_advance(_int_arg(t), self.T, self._now)
+        finally:
+            self.busy = False
 
     @cython.final
     cdef void _buffer_insert(self, Q0Key key, int64_t w) noexcept:
@@ -152,14 +166,19 @@ cdef class _TimeLadder:
 
     def compress(self) -> None:
         """SWCOMPRESS (Alg. 3.2)."""
-        self._compress()
+        self._enter("compress")
+        try:
+            self._compress()
+        finally:
+            self.busy = False
 
     # -- choosing the level of a window ------------------------------------------------------------------------
 
     @cython.final
     cdef int64_t _cut(self, w) except? -3:
-        """``t - w`` for a valid window ``w``, clamped to -1: the window is the timestamps ``> cut``."""
-        cdef int64_t cut = self._now - check_window(w)
+        """``t - w`` for a valid window ``w``, clamped to -1: the window is the timestamps ``> cut`` (computed on
+        Python ints: any window size is valid, however large)."""
+        cut = self._now - check_window(_int_arg(w))
         return -1 if cut < -1 else cut
 
     @cython.final
@@ -199,14 +218,44 @@ cdef class _TimeLadder:
 
     def level_for(self, w: int) -> int:
         """The level ℓ a window query for ``w`` uses (0: the exact buffer)."""
-        cdef size_t l = self._level_index(self._cut(w))
-        if l > self.levels.size():
-            raise AssertionError("the top level never discards")
-        return l
+        cdef size_t l
+        self._enter("level_for")
+        try:
+            l = self._level_index(self._cut(w))
+            if l > self.levels.size():
+                raise AssertionError("the top level never discards")
+            return l
+        finally:
+            self.busy = False
 
     def cutoffs(self) -> list[int]:
         """``[τ_0, τ_1, …, τ_J]``."""
-        return [self.tau0] + [self.levels[j].tau for j in range(self.levels.size())]
+        self._enter("cutoffs")
+        try:
+            return [self.tau0] + [self.levels[j].tau for j in range(self.levels.size())]
+        finally:
+            self.busy = False
+
+    cdef int _restore_ladder(self, int64_t now, int64_t total, int64_t tau0, int64_t pending, object buffer) except -1:
+        """Install validated snapshot fields (``buffer``: ``(key, weight)`` pairs, keys increasing); the subclass
+        installs its levels."""
+        cdef int64_t weight = 0
+        self._now, self._total, self.tau0, self._pending = now, total, tau0, pending
+        self.q0.clear()
+        for key, w in buffer:
+            self.q0[key] = w
+            weight += <int64_t>w
+        self.q0_weight = weight
+        return 0
+
+    cdef inline tuple _saved(self):
+        return (type(self), None, self._params(), self.snapshot(), None)
+
+    def __reduce__(self):
+        return (_restore, self._saved())
+
+    def __copy__(self):
+        return _restore(*self._saved())
 
     cdef dict _ladder_state(self):
         """The snapshot fields every ladder has (the buffer and levels are the subclass's)."""

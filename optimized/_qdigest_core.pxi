@@ -433,7 +433,8 @@ cdef int decay_init(DecayEval* e, object decay) except -1:
         e.kind = 3
     elif type(decay) is _Window:
         e.kind = 4
-        e.window = decay.window
+        w = decay.window  # ages are below 2**62: a larger window covers them all (no int64 overflow)
+        e.window = w if w < 4611686018427387904 else 4611686018427387904
     return 0
 
 

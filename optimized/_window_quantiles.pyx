@@ -13,6 +13,13 @@ ranges in post-order), so float sums agree bit for bit. The ladder itself (Q_0, 
 the choice of ℓ, the window count) is ``_TimeLadder`` of ``_ladder.pxi``, shared with ``_window_count``; this
 module adds the value digests through its hooks (merge along, copy up, drop on discard).
 
+Robustness (issue 12), as the reference: input validated before anything changes (numpy integers accepted;
+weights and totals checked as Python ints: ``WeightOverflowError``, never a raw ``OverflowError``; a sliding-window
+decay of any size); exception safety *strong* (updates run no user code; the decayed queries call the decay but
+only read); a ``busy`` flag refuses overlapping calls -- a decay calling back, a second thread -- with
+``ReentrantCallError`` before anything changes (not thread-safe); copies and pickles by snapshot, validated by
+the reference's ``check_quantiles_state`` before anything reaches C.
+
 Complexity: update O(J) hash lookups and vector appends (plus a value digest's own compress every
 ``8b/ε + 1`` of its inserts) and the amortized SWCOMPRESS; window queries O(size of one level); decayed queries
 O(total size).
@@ -28,8 +35,10 @@ from libc.string cimport memset
 from libc.stdint cimport INT64_MAX
 from cython.operator cimport dereference as deref, preincrement as inc
 
+from swagkit.reference.qdigest import checked_size_bound as _checked_size_bound
+from swagkit.reference.window_quantiles import check_quantiles_state as _check_quantiles_state
 from swagkit.spec.decay import Decay
-from swagkit.spec.decay_bounds import qdigest_size_bound, window_quantiles_alpha_min
+from swagkit.spec.decay_bounds import window_quantiles_alpha_min
 from swagkit.spec.decay_input import (
     check_accuracy,
     check_bits,
@@ -165,7 +174,9 @@ cdef class SlidingWindowQuantiles(_TimeLadder):
 
 Window ranges, quantiles and heavy hitters with additive error ``ε·D_w``, and any decay with error
     ``ε·D`` (paper 004 §3.2-3.3, §4.1), compiled; same API, snapshots and answers as
-    ``swagkit.reference.SlidingWindowQuantiles``."""
+    ``swagkit.reference.SlidingWindowQuantiles``. Exception safety: strong (updates run no user code; decayed
+    queries only read). Not thread-safe: an overlapping call (from a decay, or a second thread) raises
+    ``ReentrantCallError``."""
 
     cdef int B
     cdef double veps
@@ -174,16 +185,17 @@ Window ranges, quantiles and heavy hitters with additive error ``ε·D_w``, and 
     cdef int64_t vperiod
 
     algorithm = "window_quantiles"
+    exception_safety = "strong"
 
     def __cinit__(self, time_bits, value_bits, eps, alpha=None):
-        cdef int T = check_bits(time_bits, "time_bits")
-        self.B = check_bits(value_bits, "value_bits")
-        cdef double e = check_accuracy(eps, "eps")
+        cdef int T = check_bits(_int_arg(time_bits), "time_bits")
+        self.B = check_bits(_int_arg(value_bits), "value_bits")
+        cdef double e = check_accuracy(_real_arg(eps), "eps")
         self.veps = e / 2
         self._start(T, e, window_quantiles_alpha_min(T, e), alpha)
         self._free()
         self.vm, self.ve = eps_exact(self.veps)
-        self.vperiod = qdigest_size_bound(self.B, self.veps)
+        self.vperiod = _checked_size_bound(self.B, self.veps, "eps/2")
         self.levels.push_back(self._new_level(1))
 
     cdef RangeLevel* _new_level(self, int64_t gamma) except NULL:
@@ -231,15 +243,19 @@ Window ranges, quantiles and heavy hitters with additive error ``ε·D_w``, and 
         """Space in the paper's unit: Q_0 entries, time-wise ranges and the ranges of all value digests."""
         cdef size_t i, k, n = self.q0.size()
         cdef RangeLevel* lv
-        for i in range(self.levels.size()):
-            lv = self.levels[i]
-            qd_fold(lv.d)
-            n += lv.d.nodes.size()
-            for k in range(lv.digests.mask + 1):
-                if lv.digests.keys[k] != 0:
-                    qd_fold(lv.digests.vals[k])
-                    n += lv.digests.vals[k].nodes.size()
-        return n
+        self._enter("node_count")
+        try:
+            for i in range(self.levels.size()):
+                lv = self.levels[i]
+                qd_fold(lv.d)
+                n += lv.d.nodes.size()
+                for k in range(lv.digests.mask + 1):
+                    if lv.digests.keys[k] != 0:
+                        qd_fold(lv.digests.vals[k])
+                        n += lv.digests.vals[k].nodes.size()
+            return n
+        finally:
+            self.busy = False
 
     # -- updates -----------------------------------------------------------------------------------------------
 
@@ -270,7 +286,9 @@ Window ranges, quantiles and heavy hitters with additive error ``ε·D_w``, and 
         """SWUPDATE: record ``weight`` copies of ``value`` stamped ``timestamp <= now`` (validated first)."""
         cdef int overflow = 0
         cdef long long x, t, w
-        if type(value) is int and type(timestamp) is int and type(weight) is int:
+        if self.busy:
+            raise _reentered("window_quantiles", "insert")
+        if type(value) is int and type(timestamp) is int and type(weight) is int:  # fast path: no Python code
             x = PyLong_AsLongLongAndOverflow(value, &overflow)
             if overflow == 0 and 0 <= x < ((<int64_t>1) << self.B):
                 t = PyLong_AsLongLongAndOverflow(timestamp, &overflow)
@@ -279,22 +297,30 @@ Window ranges, quantiles and heavy hitters with additive error ``ε·D_w``, and 
                     if overflow == 0 and 0 < w < MAX_TOTAL and self._total + w < MAX_TOTAL:
                         self._insert(x, t, w)
                         return
-        x = check_value(value, self.B)
-        t = check_timestamp(timestamp, self.T, self._now)
-        w = check_weight(weight)
-        check_total(self._total, w)
-        if w:
-            self._insert(x, t, w)
+        self._enter("insert")
+        try:
+            xx = check_value(_int_arg(value), self.B)
+            tt = check_timestamp(_int_arg(timestamp), self.T, self._now)
+            ww = check_weight(_int_arg(weight))
+            check_total(self._total, ww)  # on Python ints: WeightOverflowError, never a raw OverflowError
+            if ww:
+                self._insert(xx, tt, ww)
+        finally:
+            self.busy = False
 
     def insert_many(self, items: Iterable[tuple[int, int]]) -> None:
         """Insert ``(value, timestamp)`` pairs with weight 1 (all validated first)."""
         cdef vector[Key] pairs
         cdef size_t i
-        for x, t in items:
-            pairs.push_back(Key(check_value(x, self.B), check_timestamp(t, self.T, self._now)))
-        check_total(self._total, pairs.size())
-        for i in range(pairs.size()):
-            self._insert(pairs[i].first, pairs[i].second, 1)
+        self._enter("insert_many")
+        try:
+            for x, t in items:
+                pairs.push_back(Key(check_value(_int_arg(x), self.B), check_timestamp(_int_arg(t), self.T, self._now)))
+            check_total(self._total, pairs.size())
+            for i in range(pairs.size()):
+                self._insert(pairs[i].first, pairs[i].second, 1)
+        finally:
+            self.busy = False
 
     cdef int _compress_level(self, Level lv) except -1:
         """Compress at the cap; when a time-wise family merges into its parent, the children's value digests are
@@ -350,11 +376,27 @@ Window ranges, quantiles and heavy hitters with additive error ``ε·D_w``, and 
 
     def count(self, w: int) -> int:
         """``D̂_w``: estimated weight with ``now - t_i < w`` (under by at most ``(ε/2)·D_w``)."""
+        self._enter("count")
+        try:
+            return self._count_impl(w)
+        finally:
+            self.busy = False
+
+    def _count_impl(self, w: int) -> int:
+        """``D̂_w``: estimated weight with ``now - t_i < w`` (under by at most ``(ε/2)·D_w``)."""
         return self._window_count(self._cut(w))
 
     def rank(self, x: int, w: int) -> int:
         """``r̂(w, x)``: estimated weight with value ``< x`` in the window; ``0 <= r - r̂ <= ε·D_w``."""
-        cdef int64_t q = check_rank_point(x, self.B)
+        self._enter("rank")
+        try:
+            return self._rank_impl(x, w)
+        finally:
+            self.busy = False
+
+    def _rank_impl(self, x: int, w: int) -> int:
+        """``r̂(w, x)``: estimated weight with value ``< x`` in the window; ``0 <= r - r̂ <= ε·D_w``."""
+        cdef int64_t q = check_rank_point(_int_arg(x), self.B)
         cdef int64_t cut = self._cut(w), acc = 0
         cdef RangeLevel* lv = self._level_of(cut)
         cdef size_t i
@@ -377,11 +419,19 @@ Window ranges, quantiles and heavy hitters with additive error ``ε·D_w``, and 
 
     def range_count(self, lo: int, hi: int, w: int) -> int:
         """Estimated weight with ``lo <= value <= hi`` in the window (error ``<= 2ε·D_w``)."""
-        a = check_value(lo, self.B)
-        b = check_value(hi, self.B)
+        self._enter("range_count")
+        try:
+            return self._range_count_impl(lo, hi, w)
+        finally:
+            self.busy = False
+
+    def _range_count_impl(self, lo: int, hi: int, w: int) -> int:
+        """Estimated weight with ``lo <= value <= hi`` in the window (error ``<= 2ε·D_w``)."""
+        a = check_value(_int_arg(lo), self.B)
+        b = check_value(_int_arg(hi), self.B)
         if a > b:
             return 0
-        return self.rank(b + 1, w) - self.rank(a, w)
+        return self._rank_impl(b + 1, w) - self._rank_impl(a, w)
 
     cdef int64_t _window_ranges(self, w, vector[Node]* out) except -1:
         """D̂_w, and the window's (hi, weight) pairs in ``out``."""
@@ -409,7 +459,15 @@ Window ranges, quantiles and heavy hitters with additive error ``ε·D_w``, and 
 
     def quantile(self, phi: float, w: int) -> int | None:
         """The smallest x with ``r̂(w, x+1) >= φ·D̂_w`` (None for an empty window)."""
-        cdef double p = check_phi(phi)
+        self._enter("quantile")
+        try:
+            return self._quantile_impl(phi, w)
+        finally:
+            self.busy = False
+
+    def _quantile_impl(self, phi: float, w: int) -> int | None:
+        """The smallest x with ``r̂(w, x+1) >= φ·D̂_w`` (None for an empty window)."""
+        cdef double p = check_phi(_real_arg(phi))
         cdef vector[Node] ranges
         cdef int64_t total = self._window_ranges(w, &ranges), acc = 0
         cdef size_t i
@@ -427,7 +485,15 @@ Window ranges, quantiles and heavy hitters with additive error ``ε·D_w``, and 
 
     def heavy_hitters(self, phi: float, w: int) -> list[int]:
         """Values p with ``f̂(p) >= φ·D̂_w`` (sorted)."""
-        cdef double p = check_phi(phi, open_low=True)
+        self._enter("heavy_hitters")
+        try:
+            return self._heavy_hitters_impl(phi, w)
+        finally:
+            self.busy = False
+
+    def _heavy_hitters_impl(self, phi: float, w: int) -> list[int]:
+        """Values p with ``f̂(p) >= φ·D̂_w`` (sorted)."""
+        cdef double p = check_phi(_real_arg(phi), open_low=True)
         cdef vector[Node] ranges
         cdef int64_t total = self._window_ranges(w, &ranges)
         cdef cmap[int64_t, int64_t] freq
@@ -510,6 +576,14 @@ Window ranges, quantiles and heavy hitters with additive error ``ε·D_w``, and 
 
     def decayed_count(self, decay: Decay) -> float:
         """``D̂`` for decay g at the current time: ``D - (ε/2)·D <= D̂ <= D``."""
+        self._enter("decayed_count")
+        try:
+            return self._decayed_count_impl(decay)
+        finally:
+            self.busy = False
+
+    def _decayed_count_impl(self, decay: Decay) -> float:
+        """``D̂`` for decay g at the current time: ``D - (ε/2)·D <= D̂ <= D``."""
         cdef DecayEval g
         cdef double rank, count
         decay_init(&g, decay)
@@ -518,7 +592,15 @@ Window ranges, quantiles and heavy hitters with additive error ``ε·D_w``, and 
 
     def decayed_rank(self, x: int, decay: Decay) -> float:
         """``R̂_g(x)``: decayed weight with value ``< x``; ``0 <= R_g(x) - R̂_g(x) <= ε·D``."""
-        cdef int64_t q = check_rank_point(x, self.B)
+        self._enter("decayed_rank")
+        try:
+            return self._decayed_rank_impl(x, decay)
+        finally:
+            self.busy = False
+
+    def _decayed_rank_impl(self, x: int, decay: Decay) -> float:
+        """``R̂_g(x)``: decayed weight with value ``< x``; ``0 <= R_g(x) - R̂_g(x) <= ε·D``."""
+        cdef int64_t q = check_rank_point(_int_arg(x), self.B)
         cdef DecayEval g
         cdef double rank, count
         decay_init(&g, decay)
@@ -527,7 +609,15 @@ Window ranges, quantiles and heavy hitters with additive error ``ε·D_w``, and 
 
     def decayed_quantile(self, phi: float, decay: Decay) -> int | None:
         """The smallest x with ``R̂_g(x+1) >= φ·D̂`` (two-sided test with ε and the decayed count D)."""
-        cdef double p = check_phi(phi)
+        self._enter("decayed_quantile")
+        try:
+            return self._decayed_quantile_impl(phi, decay)
+        finally:
+            self.busy = False
+
+    def _decayed_quantile_impl(self, phi: float, decay: Decay) -> int | None:
+        """The smallest x with ``R̂_g(x+1) >= φ·D̂`` (two-sided test with ε and the decayed count D)."""
+        cdef double p = check_phi(_real_arg(phi))
         cdef DecayEval g
         cdef vector[Ranged] ranges
         cdef double rank, count, total, acc = 0.0
@@ -548,7 +638,15 @@ Window ranges, quantiles and heavy hitters with additive error ``ε·D_w``, and 
 
     def decayed_heavy_hitters(self, phi: float, decay: Decay) -> list[int]:
         """Values with ``f̂_g(p) >= φ·D̂`` (Definition 4 with the decayed count)."""
-        cdef double p = check_phi(phi, open_low=True)
+        self._enter("decayed_heavy_hitters")
+        try:
+            return self._decayed_heavy_hitters_impl(phi, decay)
+        finally:
+            self.busy = False
+
+    def _decayed_heavy_hitters_impl(self, phi: float, decay: Decay) -> list[int]:
+        """Values with ``f̂_g(p) >= φ·D̂`` (Definition 4 with the decayed count)."""
+        cdef double p = check_phi(_real_arg(phi), open_low=True)
         cdef DecayEval g
         cdef vector[Ranged] ranges
         cdef double rank, count, total
@@ -573,6 +671,14 @@ Window ranges, quantiles and heavy hitters with additive error ``ε·D_w``, and 
 
     def snapshot(self) -> WindowQuantilesState:
         """Plain copy of the state for :mod:`swagkit.spec.checkers.window_quantiles`."""
+        self._enter("snapshot")
+        try:
+            return self._snapshot_impl()
+        finally:
+            self.busy = False
+
+    def _snapshot_impl(self) -> WindowQuantilesState:
+        """Plain copy of the state for :mod:`swagkit.spec.checkers.window_quantiles`."""
         cdef size_t j, i
         cdef RangeLevel* lv
         cdef cmap[Key, int64_t].iterator it
@@ -592,6 +698,39 @@ Window ranges, quantiles and heavy hitters with additive error ``ε·D_w``, and 
             inc(it)
         return WindowQuantilesState(**self._ladder_state(), value_bits=self.B, buffer=tuple(buffer),
                                     levels=tuple(levels))
+
+    def _params(self):
+        return {"time_bits": self.T, "value_bits": self.B, "eps": self._eps, "alpha": self._alpha}
+
+    @classmethod
+    def _from_snapshot(cls, monoid, snapshot, *, time_bits, value_bits, eps, alpha):
+        """The structure whose :meth:`snapshot` is ``snapshot`` (copying and pickling). The shape is validated in
+        Python first (the reference's ``check_quantiles_state``): a malformed snapshot raises ``TypeError``/
+        ``ValueError`` and nothing reaches C."""
+        cdef SlidingWindowQuantiles obj = cls(time_bits, value_bits, eps, alpha)
+        cdef RangeLevel* lv
+        cdef QDCore* vd
+        cdef int64_t level_total
+        now, total, tau0, pending, buffer, levels = _check_quantiles_state(
+            snapshot, obj.T, obj.B, obj._eps, obj._alpha)
+        obj._restore_ladder(now, total, tau0, pending, [((t, v), w) for t, v, w in buffer])
+        obj._free()
+        for gamma, tau, nodes in levels:
+            lv = obj._new_level(gamma)
+            obj.levels.push_back(lv)  # owned by the structure from here on (freed with it)
+            lv.tau = tau
+            level_total = 0
+            for node, count, (dnodes, dtotal, dpending) in nodes:
+                lv.d.nodes.push_back(Node(node, count))
+                level_total += <int64_t>count
+                vd = obj._new_digest()
+                pm_put(&lv.digests, node, vd)
+                for vnode, vcount in dnodes:
+                    vd.nodes.push_back(Node(vnode, vcount))
+                vd.total = dtotal
+                vd.pending = dpending
+            lv.d.total = level_total
+        return obj
 
     def _memory_bytes(self) -> int:
         """Bytes of all range arrays (capacity), digest structs, hash tables, and about 64 bytes per Q_0 entry."""

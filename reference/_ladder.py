@@ -21,21 +21,32 @@ their own queries.
 
 Complexity: Q_0 insert O(log α) plus amortized O(1) evictions; SWCOMPRESS O(J·α log α) plus the subclass's
 per-merge work; choosing ℓ O(J).
+
+Robustness (issue 12): the ladder calls no user code while it changes (only
+:class:`~swagkit.reference.window_quantiles.SlidingWindowQuantiles`' decayed *queries* call a user's decay), so
+its exception safety is *strong*: every update validates its input, then completes. Every public operation but
+plain sizes and properties holds the re-entry guard (:mod:`swagkit.reference._guard`); α and the provable
+default α are refused at 2**62 or more (``InvalidParameterError``), like the compiled ladder's int64 counts
+need; a window larger than the clock is clamped, never overflowed. :func:`check_ladder_state` validates a
+snapshot's shared fields before a copy or a pickle is rebuilt from it.
 """
 
 from __future__ import annotations
 
 import heapq
-from typing import TYPE_CHECKING, Generic, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypedDict, TypeVar
 
-from swagkit.spec.decay_errors import InvalidParameterError
+from swagkit.spec.decay_errors import MAX_TOTAL_WEIGHT, InvalidParameterError
 from swagkit.spec.decay_input import check_advance, check_int, check_window
 from swagkit.spec.decay_snapshots import node_range
+
+from ._guard import Guarded, guarded
+from .qdigest import _state_int, int_arg
 
 if TYPE_CHECKING:
     from _typeshed import SupportsRichComparison
 
-__all__ = ["LadderFields", "Level", "TimeLadder", "compress_fixed_cap", "post_order_key"]
+__all__ = ["LadderFields", "Level", "TimeLadder", "compress_fixed_cap", "post_order_key", "check_alpha", "check_ladder_state"]
 
 
 def compress_fixed_cap(nodes: dict[int, int], limit: int) -> list[tuple[int, int, int]]:
@@ -101,28 +112,79 @@ class LadderFields(TypedDict):
     compress_period: int
 
 
+def check_alpha(alpha: Any, alpha_min: int) -> int:
+    """The level budget α (default: the provable ``alpha_min``): an int in ``[1, 2**62)``, else
+    ``InvalidParameterError`` (``InputTypeError`` for a non-int). Shared by both implementations."""
+    if alpha is None:
+        if alpha_min >= MAX_TOTAL_WEIGHT:
+            raise InvalidParameterError("eps is too small: the provable level budget alpha would reach 2**62")
+        return alpha_min
+    a = check_int(int_arg(alpha), "alpha")
+    if a < 1:
+        raise InvalidParameterError(f"alpha must be >= 1, got {a}")
+    if a >= MAX_TOTAL_WEIGHT:
+        raise InvalidParameterError(f"alpha must be < 2**62, got {a}")
+    return a
+
+
+def check_ladder_state(
+    state: Any, state_type: type[Any], *, time_bits: int, eps: float, alpha: int, gamma_shift: int
+) -> tuple[int, int, int, int, list[tuple[int, int]]]:
+    """Validate the fields every ladder snapshot has (copying, pickling) for a ladder with these parameters:
+    returns ``(now, total, tau0, pending, levels)`` with ``levels`` the ``(gamma, tau)`` of each level; each
+    level ``j`` (1-based, at most 62) must have cap ``2**(j + gamma_shift)`` and a cutoff in ``[-1, 2**T)``, the
+    top level cutoff -1 (it never discards). ``TypeError``/``ValueError`` for a malformed snapshot; the buffer and
+    the ranges are the subclass's to check. The paper's invariants are the checkers' business."""
+    if not isinstance(state, state_type):
+        raise TypeError(f"snapshot: expected a {state_type.__name__}, got {type(state).__name__}")
+    if state.time_bits != time_bits or state.eps != eps or state.alpha != alpha or state.compress_period != alpha:
+        raise ValueError(
+            f"snapshot: parameters (time_bits={state.time_bits!r}, eps={state.eps!r}, alpha={state.alpha!r}) differ "
+            f"from the structure's ({time_bits}, {eps!r}, {alpha})"
+        )
+    universe = 1 << time_bits
+    now = _state_int(state.now, 0, universe, "now")
+    total = _state_int(state.total, 0, MAX_TOTAL_WEIGHT, "total")
+    tau0 = _state_int(state.tau0, -1, universe, "tau0")
+    pending = _state_int(state.pending, 0, alpha, "pending")
+    if state.compressed is not (pending == 0):
+        raise ValueError("snapshot: compressed must be True exactly when pending is 0")
+    if not isinstance(state.levels, tuple) or not state.levels:
+        raise TypeError("snapshot: levels must be a non-empty tuple")
+    if len(state.levels) + gamma_shift > 62:
+        raise ValueError(f"snapshot: {len(state.levels)} levels (their caps would reach 2**63)")
+    levels: list[tuple[int, int]] = []
+    for j, lv in enumerate(state.levels, 1):
+        if getattr(lv, "level", None) != j or getattr(lv, "gamma", None) != 1 << (j + gamma_shift):
+            raise ValueError(f"snapshot: level {j} must be numbered {j} with cap 2**{j + gamma_shift}")
+        levels.append((lv.gamma, _state_int(lv.tau, -1, universe, f"level {j} tau")))
+    if levels[-1][1] != -1:
+        raise ValueError("snapshot: the top level never discards (its tau must be -1)")
+    return now, total, tau0, pending, levels
+
+
 K = TypeVar("K", bound="SupportsRichComparison")  # key of a Q_0 entry: a timestamp, or (timestamp, value)
 L = TypeVar("L", bound=Level)
 
 
-class TimeLadder(Generic[K, L]):
+class TimeLadder(Guarded, Generic[K, L]):
     """Q_0 and Q_1 … Q_J of §3.1 (module docstring). Subclasses set :attr:`GAMMA_SHIFT` (``γ(j) =
     2^(j + GAMMA_SHIFT)``) and implement :meth:`_stamp`, :meth:`_new_level` and :meth:`_copy_up`; they may extend
-    :meth:`_compress_level` (merges) and :meth:`_discard` (a discarded range)."""
+    :meth:`_compress_level` (merges) and :meth:`_discard` (a discarded range).
+
+    Exception safety: *strong* (no user code runs while the ladder changes). Not thread-safe: an overlapping
+    call raises ``ReentrantCallError`` before it changes anything."""
 
     #: level caps are γ(j) = 2^(j + GAMMA_SHIFT)
     GAMMA_SHIFT = 0
+    exception_safety: ClassVar[str] = "strong"
 
     def __init__(self, time_bits: int, eps: float, alpha_min: int, alpha: int | None) -> None:
         """``time_bits`` and ``eps`` come validated; ``alpha`` defaults to the provable ``alpha_min``."""
         self._tbits = time_bits
         self._eps = eps
         self.alpha_min = alpha_min
-        if alpha is None:
-            alpha = alpha_min
-        a = check_int(alpha, "alpha")
-        if a < 1:
-            raise InvalidParameterError(f"alpha must be >= 1, got {a}")
+        a = check_alpha(alpha, alpha_min)
         self._alpha = a
         self.now = 0
         self._total = 0
@@ -134,6 +196,7 @@ class TimeLadder(Generic[K, L]):
         self._pending = 0
         #: updates between SWCOMPRESS runs
         self.compress_period = self._alpha
+        self._init_guard()
 
     def _gamma(self, j: int) -> int:
         return 1 << (j + self.GAMMA_SHIFT)
@@ -174,9 +237,10 @@ class TimeLadder(Generic[K, L]):
 
     # -- updates -------------------------------------------------------------------------------------------------
 
+    @guarded
     def advance(self, t: int) -> None:
         """Set the current time to ``t`` (``now <= t < 2**T``; :class:`ClockError` otherwise)."""
-        self.now = check_advance(t, self._tbits, self.now)
+        self.now = check_advance(int_arg(t), self._tbits, self.now)
 
     def _buffer_insert(self, key: K, w: int) -> None:
         """Q_0 ← Q_0 ∪ {key}; evict the smallest keys' weight beyond α, raising τ_0."""
@@ -214,11 +278,15 @@ class TimeLadder(Generic[K, L]):
         """Count one SWUPDATE; run SWCOMPRESS every :attr:`compress_period` of them."""
         self._pending += 1
         if self._pending >= self.compress_period:
-            self.compress()
+            self._compress()
 
+    @guarded
     def compress(self) -> None:
         """SWCOMPRESS (Alg. 3.2): per level, compress at the cap, then (if over α ranges) truncate to the α
         rightmost ranges in post-order and raise τ_j. The top level is copied upwards before its first discard."""
+        self._compress()
+
+    def _compress(self) -> None:
         self._pending = 0
         j = 0
         while j < len(self._levels):
@@ -252,7 +320,7 @@ class TimeLadder(Generic[K, L]):
 
     def _cut(self, w: int) -> int:
         """``t - w`` for a valid window ``w``, clamped to -1: the window is the timestamps ``> cut``."""
-        return max(self.now - check_window(w), -1)
+        return max(self.now - check_window(int_arg(w)), -1)
 
     def _level_of(self, cut: int) -> L | None:
         """None: answer exactly from Q_0; else Q_ℓ, the first level with ``τ_ℓ <= cut``."""
@@ -271,6 +339,7 @@ class TimeLadder(Generic[K, L]):
             return sum(wt for key, wt in self._q0.items() if self._stamp(key) > cut)
         return sum(c for node, c in level.nodes.items() if node_range(node, self._tbits)[0] > cut)
 
+    @guarded
     def level_for(self, w: int) -> int:
         """The level ℓ a window query for ``w`` uses (0: the exact buffer)."""
         cut = self._cut(w)
@@ -278,9 +347,17 @@ class TimeLadder(Generic[K, L]):
             return 0
         return next(j for j, lv in enumerate(self._levels, 1) if lv.tau <= cut)
 
+    @guarded
     def cutoffs(self) -> list[int]:
         """``[τ_0, τ_1, …, τ_J]``."""
         return [self._tau0] + [lv.tau for lv in self._levels]
+
+    def _restore_ladder(self, now: int, total: int, tau0: int, pending: int, buffer: dict[K, int]) -> None:
+        """Install validated snapshot fields (the subclass installs its levels)."""
+        self.now, self._total, self._tau0, self._pending = now, total, tau0, pending
+        self._q0 = buffer
+        self._q0_heap = sorted(buffer)  # a sorted list is a heap
+        self._q0_weight = sum(buffer.values())
 
     def _ladder_state(self) -> LadderFields:
         """The snapshot fields every ladder has (the buffer and levels are the subclass's)."""

@@ -35,16 +35,41 @@ compress, ``<= 2(4b/ε + 1)`` at any time.
 The q-digest is mergeable, so it is also a monoid: :func:`qdigest_monoid` lets every SWAG algorithm of the
 package keep q-digests of a sliding window (aggregates are equal up to the digest's stated tolerance: two
 correct digests of the same multiset have rank estimates within εN of each other).
+
+Robustness (issue 12), shared by paper 004's four structures (q-digest, window count, window quantiles, value
+division) in both implementations:
+
+* **Input** is validated completely before anything changes (:mod:`swagkit.spec.decay_input`); numpy integers
+  (and any ``numbers.Integral`` but ``bool``) are accepted wherever an int is, numpy floats wherever a float
+  parameter is (:func:`int_arg`, :func:`real_arg`). An ε so small that a derived size (the compress period
+  ``4b/ε + 1``, a level budget α) would reach 2**62 is refused with ``InvalidParameterError``.
+* **Exception safety: strong.** The q-digest calls no user code, so an operation either raises before it changes
+  anything or completes (``exception_safety = "strong"``).
+* **Re-entry**: every public operation but plain sizes and properties holds the structure's guard
+  (:mod:`swagkit.reference._guard`); an overlapping call (a second thread, or a value's ``__index__``
+  calling back) raises ``ReentrantCallError`` before it changes anything. Not thread-safe.
+* **Copying and pickling** go by snapshot (``copy.copy``, ``copy.deepcopy``, ``pickle``: flat, independent);
+  :func:`check_qdigest_state` validates a snapshot's shape before anything is rebuilt from it, so a malformed
+  one raises ``TypeError``/``ValueError``.
+* ``merge`` accepts a q-digest of either implementation (the other one's ranges are read from its snapshot:
+  exact), and refuses anything else with ``InputTypeError`` (a ``TypeError``).
 """
 
 from __future__ import annotations
 
 import heapq
+import numbers
+import operator
 from fractions import Fraction
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, ClassVar, Iterable
 
 from swagkit.spec.decay_bounds import qdigest_size_bound
-from swagkit.spec.decay_errors import IncompatibleSummaryError
+from swagkit.spec.decay_errors import (
+    MAX_TOTAL_WEIGHT,
+    IncompatibleSummaryError,
+    InputTypeError,
+    InvalidParameterError,
+)
 from swagkit.spec.decay_input import (
     check_accuracy,
     check_bits,
@@ -57,11 +82,144 @@ from swagkit.spec.decay_input import (
 from swagkit.spec.decay_snapshots import QDigestState, node_range
 from swagkit.spec.monoid import Monoid
 
-__all__ = ["QDigest", "qdigest_monoid", "qdigests_equivalent"]
+from ._guard import Guarded, guarded, reentered
+
+__all__ = [
+    "QDigest",
+    "qdigest_monoid",
+    "qdigests_equivalent",
+    "int_arg",
+    "real_arg",
+    "checked_size_bound",
+    "check_qdigest_state",
+    "check_state_nodes",
+    "foreign_digest_nodes",
+]
 
 
-class QDigest:
+# ------------------------------------------------------------------------------------------------------------
+# arguments, sizes and snapshots: shared by paper 004's structures in both implementations
+
+
+def int_arg(x: Any) -> Any:
+    """``x`` as a plain ``int`` when it is an integer of another type (numpy's ``int64``, ``uint8`` …: any
+    ``numbers.Integral`` but ``bool``, through ``__index__``); anything else unchanged, for the
+    :mod:`~swagkit.spec.decay_input` checks to accept (``int``) or refuse (``bool``, ``float`` …)."""
+    if type(x) is int or isinstance(x, bool) or not isinstance(x, numbers.Integral):
+        return x
+    try:
+        return operator.index(x)
+    except TypeError:
+        return x
+
+
+def real_arg(x: Any) -> Any:
+    """A float parameter (ε, θ, β, φ): numpy floats (any ``numbers.Real`` that is not an ``int``, ``float`` or
+    ``Fraction``) as a ``float``, numpy integers as an ``int``; anything else unchanged (checked later)."""
+    if type(x) is float or type(x) is int or isinstance(x, (bool, float, Fraction)):
+        return x
+    if isinstance(x, numbers.Integral):
+        return int_arg(x)
+    if isinstance(x, numbers.Real):
+        return float(x)
+    return x
+
+
+def checked_size_bound(bits: int, eps: float, what: str = "eps") -> int:
+    """The compress period ``⌊4b/ε + 1⌋`` of a q-digest (:func:`~swagkit.spec.decay_bounds.qdigest_size_bound`),
+    refused with ``InvalidParameterError`` when it reaches 2**62 (an ε that small cannot be honoured with int64
+    counts; ``eps/2`` of a subnormal ε is 0)."""
+    if not eps > 0.0:
+        raise InvalidParameterError(f"{what} = {eps!r} is too small: it must stay positive")
+    n = qdigest_size_bound(bits, eps)
+    if n >= MAX_TOTAL_WEIGHT:
+        raise InvalidParameterError(f"{what} = {eps!r} is too small: the size bound 4b/{what} + 1 must stay below 2**62")
+    return n
+
+
+def _state_int(x: Any, lo: int, hi: int, what: str) -> int:
+    """A snapshot field: an int (not bool) in ``[lo, hi)``; ``TypeError``/``ValueError`` otherwise."""
+    if isinstance(x, bool) or not isinstance(x, int):
+        raise TypeError(f"snapshot: {what} must be an int, got {type(x).__name__}")
+    if not lo <= x < hi:
+        raise ValueError(f"snapshot: {what} = {x} is outside [{lo}, {hi})")
+    return int(x)
+
+
+def check_state_nodes(nodes: Any, bits: int, what: str) -> tuple[list[tuple[int, int]], int]:
+    """A snapshot's stored ranges: a tuple of ``(heap id, count)`` pairs, ids strictly increasing in
+    ``[1, 2**(bits+1))``, counts in ``[1, 2**62)``, their sum below 2**62. Returns them and their sum.
+    ``TypeError``/``ValueError`` otherwise (O(S), nothing else is trusted)."""
+    if not isinstance(nodes, tuple):
+        raise TypeError(f"snapshot: {what} must be a tuple of (id, count) pairs, got {type(nodes).__name__}")
+    out: list[tuple[int, int]] = []
+    prev = 0
+    total = 0
+    limit = 1 << (bits + 1)
+    for pair in nodes:
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise TypeError(f"snapshot: {what} must hold (id, count) pairs, got {pair!r}")
+        node = _state_int(pair[0], prev + 1, limit, f"{what} id (sorted, unique)")
+        count = _state_int(pair[1], 1, MAX_TOTAL_WEIGHT, f"{what} count")
+        total += count
+        if total >= MAX_TOTAL_WEIGHT:
+            raise ValueError(f"snapshot: the counts of {what} reach 2**62")
+        out.append((node, count))
+        prev = node
+    return out, total
+
+
+def check_qdigest_state(state: Any, bits: int, eps: float, period: int) -> tuple[list[tuple[int, int]], int, int]:
+    """Validate the shape of a :class:`QDigestState` for a digest with these parameters (copying, pickling):
+    returns ``(nodes, total, pending)``; ``TypeError``/``ValueError`` for a malformed snapshot. The stored
+    ranges must sum to the total and ``pending`` lie in ``[0, compress_period)``; the paper's invariants (P1,
+    P2) are the checker's business (:mod:`swagkit.spec.checkers.qdigest`), not needed for safety."""
+    if not isinstance(state, QDigestState):
+        raise TypeError(f"snapshot: expected a QDigestState, got {type(state).__name__}")
+    if state.universe_bits != bits or state.eps != eps or state.compress_period != period:
+        raise ValueError(
+            f"snapshot: a digest over {state.universe_bits} bits with eps {state.eps!r} (period "
+            f"{state.compress_period!r}) cannot be restored as one over {bits} bits with eps {eps!r}"
+        )
+    nodes, total = check_state_nodes(state.nodes, bits, "qdigest nodes")
+    if _state_int(state.total, 0, MAX_TOTAL_WEIGHT, "total") != total:
+        raise ValueError(f"snapshot: total {state.total} differs from the sum of the counts {total}")
+    pending = _state_int(state.pending, 0, period, "pending")
+    if state.compressed is not (pending == 0):
+        raise ValueError("snapshot: compressed must be True exactly when pending is 0")
+    return nodes, total, pending
+
+
+def foreign_digest_nodes(other: Any, bits: int, eps: float, into: str) -> tuple[list[tuple[int, int]], int]:
+    """The ranges and total of ``other``, a q-digest of the *other* implementation (read from its snapshot, so the
+    merge is exact). ``InputTypeError`` (a ``TypeError``) when ``other`` is no q-digest,
+    ``IncompatibleSummaryError`` when its universe or ε differ."""
+    if getattr(type(other), "algorithm", None) != "qdigest" or not callable(getattr(other, "snapshot", None)):
+        raise InputTypeError(
+            f"qdigest: merge() takes a q-digest (swagkit.reference.QDigest or swagkit.optimized.QDigest), "
+            f"got {type(other).__name__}"
+        )
+    state = other.snapshot()
+    if not isinstance(state, QDigestState):
+        raise InputTypeError(f"qdigest: merge() takes a q-digest, {type(other).__name__}.snapshot() is no QDigestState")
+    if state.universe_bits != bits or state.eps != eps:
+        raise IncompatibleSummaryError(f"cannot merge {other!r} into {into}: universe_bits and eps must be equal")
+    nodes, total = check_state_nodes(state.nodes, bits, "qdigest nodes")
+    if state.total != total:
+        raise ValueError(f"merge: {type(other).__name__}'s total {state.total} differs from its counts' sum {total}")
+    return nodes, total
+
+
+# ------------------------------------------------------------------------------------------------------------
+# the q-digest
+
+
+class QDigest(Guarded):
     """q-digest over ``[0, 2**universe_bits)`` with rank error at most ``eps·N`` (id ``qdigest``).
+
+    Exception safety: *strong* (it calls no user code: every operation validates its input, then completes).
+    Not thread-safe: an overlapping call raises ``ReentrantCallError`` and changes nothing. Copies and pickles
+    go by snapshot.
 
     >>> d = QDigest(universe_bits=4, eps=0.25)
     >>> for x in [3, 3, 7, 9, 12, 12, 12, 15]:
@@ -72,19 +230,21 @@ class QDigest:
     True
     """
 
-    algorithm = "qdigest"
+    algorithm: ClassVar[str] = "qdigest"
+    exception_safety: ClassVar[str] = "strong"
 
     def __init__(self, universe_bits: int, eps: float) -> None:
-        self._bits = check_bits(universe_bits, "universe_bits")
-        self._eps = check_accuracy(eps, "eps")
+        self._bits = check_bits(int_arg(universe_bits), "universe_bits")
+        self._eps = check_accuracy(real_arg(eps), "eps")
+        #: inserts between automatic compressions: the size bound, so S <= 2·bound at any time
+        self.compress_period = checked_size_bound(self._bits, self._eps)
         q = Fraction(self._eps)
         self._eps_num, self._eps_den = q.numerator, q.denominator
         self._M = 1 << self._bits
         self._nodes: dict[int, int] = {}
         self._total = 0
         self._pending = 0
-        #: inserts between automatic compressions: the size bound, so S <= 2·bound at any time
-        self.compress_period = qdigest_size_bound(self._bits, self._eps)
+        self._init_guard()
 
     # -- parameters and state ----------------------------------------------------------------------------------
 
@@ -107,45 +267,75 @@ class QDigest:
         """Number of stored ranges (``<= 4b/ε + 1`` after :meth:`compress`). O(1)."""
         return len(self._nodes)
 
+    @guarded
     def copy(self) -> "QDigest":
         """An independent copy. O(S)."""
+        return self._copy()
+
+    def _copy(self) -> "QDigest":
         c = type(self)(self._bits, self._eps)
         c._nodes = dict(self._nodes)
         c._total, c._pending = self._total, self._pending
         return c
 
+    def _params(self) -> dict[str, Any]:
+        return {"universe_bits": self._bits, "eps": self._eps}
+
+    @classmethod
+    def _from_snapshot(cls, monoid: Any, snapshot: Any, **params: Any) -> "QDigest":
+        """The digest whose :meth:`snapshot` is ``snapshot`` (copying and pickling; the shape is validated).
+        ``params``: the constructor's (``universe_bits``, ``eps``)."""
+        d = cls(**params)
+        nodes, total, pending = check_qdigest_state(snapshot, d._bits, d._eps, d.compress_period)
+        d._nodes = dict(nodes)
+        d._total, d._pending = total, pending
+        return d
+
     # -- updates -------------------------------------------------------------------------------------------------
 
+    @guarded
     def insert(self, x: int, weight: int = 1) -> None:
         """QDINSERT: add ``weight`` copies of value ``x`` at its leaf. O(1) expected, amortized compress.
 
         Raises :class:`~swagkit.spec.decay_errors.OutOfUniverseError`, ``NegativeWeightError``,
         ``InputTypeError`` or ``WeightOverflowError`` before changing anything; weight 0 changes nothing."""
-        v = check_value(x, self._bits)
-        w = check_weight(weight)
+        v = check_value(int_arg(x), self._bits)
+        w = check_weight(int_arg(weight))
         check_total(self._total, w)
-        if w == 0:
-            return
+        if w:
+            self._add(v, w)
+
+    def _add(self, v: int, w: int) -> None:
+        """QDINSERT of a validated value and weight > 0 (no guard: the callers hold it or own the digest)."""
         leaf = self._M + v
         self._nodes[leaf] = self._nodes.get(leaf, 0) + w
         self._total += w
         self._pending += 1
         if self._pending >= self.compress_period:
-            self.compress()
+            self._compress()
 
+    @guarded
     def insert_many(self, values: Iterable[int]) -> None:
         """Insert each of ``values`` with weight 1 (all validated first: on bad input nothing is inserted)."""
-        vs = [check_value(x, self._bits) for x in values]
+        vs = [check_value(int_arg(x), self._bits) for x in values]
         check_total(self._total, len(vs))
-        for v in vs:
-            self.insert(v)
+        for j, v in enumerate(vs):
+            try:
+                self._add(v, 1)
+            except BaseException as err:  # pragma: no cover - only MemoryError or an asynchronous interrupt
+                err.add_note(f"swagkit qdigest: insert_many inserted {j} of {len(vs)} values")
+                raise
 
+    @guarded
     def compress(self) -> None:
         """QDCOMPRESS to a fixed point: merge every family whose sum is below γ into its parent.
 
         One pass visits the stored ranges deepest first (decreasing heap id; a merge's parent joins the same
         pass); passes repeat until nothing merges, because a merge lowers the family sums of the merged ranges'
         children. Afterwards P1 and P2 hold everywhere (module docstring)."""
+        self._compress()
+
+    def _compress(self) -> None:
         self._pending = 0
         limit = self._merge_limit()  # family sum s (an int) is below γ iff s < ⌈γ⌉
         if limit <= 1:  # no positive family sum is below γ
@@ -174,20 +364,35 @@ class QDigest:
                         heapq.heappush(order, -parent)
                     changed = True
 
-    def merge(self, other: "QDigest") -> None:
+    @guarded
+    def merge(self, other: Any) -> None:
         """Add ``other``'s ranges to this digest (union of ranges, counts summed) and compress at the new γ.
 
-        Both must have the same universe and ε (:class:`IncompatibleSummaryError` otherwise). The union keeps P1
-        (each count was ``<= εN_i/b <= εN/b``), so the merged digest has error at most ``ε(N_1 + N_2)``."""
-        if not isinstance(other, QDigest) or other.universe_bits != self._bits or other.eps != self._eps:
-            raise IncompatibleSummaryError(
-                f"cannot merge {other!r} into {self!r}: universe_bits and eps must be equal"
-            )
-        check_total(self._total, other.total)
-        for node, count in list(other._iter_nodes()):
+        ``other`` is a q-digest of either implementation (a compiled one is read through its snapshot: the
+        result is exactly that of merging an equal reference digest); anything else raises ``InputTypeError``
+        (a ``TypeError``). Both must have the same universe and ε (:class:`IncompatibleSummaryError` otherwise).
+        The union keeps P1 (each count was ``<= εN_i/b <= εN/b``), so the merged digest has error at most
+        ``ε(N_1 + N_2)``. Nothing changes when it raises."""
+        if other is self:
+            nodes, total = list(self._nodes.items()), self._total
+        elif isinstance(other, QDigest):
+            if other.universe_bits != self._bits or other.eps != self._eps:
+                raise IncompatibleSummaryError(
+                    f"cannot merge {other!r} into {self!r}: universe_bits and eps must be equal"
+                )
+            if not other._lock.acquire(blocking=False):  # the other digest is in use (another thread)
+                raise reentered(self.algorithm, "merge")
+            try:
+                nodes, total = list(other._iter_nodes()), other._total
+            finally:
+                other._lock.release()
+        else:
+            nodes, total = foreign_digest_nodes(other, self._bits, self._eps, repr(self))
+        check_total(self._total, total)
+        for node, count in nodes:
             self._nodes[node] = self._nodes.get(node, 0) + count
-        self._total += other.total
-        self.compress()
+        self._total += total
+        self._compress()
 
     def _absorb(self, other: "QDigest") -> None:
         """Union of ``other``'s ranges into this digest, counts summed, **without** compress (the caller
@@ -198,23 +403,28 @@ class QDigest:
 
     # -- queries -------------------------------------------------------------------------------------------------
 
+    @guarded
     def rank(self, x: int) -> int:
         """r̂(x): weight of ranges entirely below ``x`` (``x`` in ``[0, 2**b]``); ``r̂(x) <= r(x) <= r̂(x) + εN``
         where r(x) is the weight of items ``< x``. O(S)."""
-        q = check_rank_point(x, self._bits)
+        return self._rank(check_rank_point(int_arg(x), self._bits))
+
+    def _rank(self, q: int) -> int:
         return sum(c for node, c in self._nodes.items() if node_range(node, self._bits)[1] < q)
 
+    @guarded
     def frequency(self, x: int) -> int:
         """f̂(x) = r̂(x+1) - r̂(x): weight of ranges ending at ``x``; ``|f̂(x) - f(x)| <= εN``. O(S)."""
-        v = check_value(x, self._bits)
+        v = check_value(int_arg(x), self._bits)
         return sum(c for node, c in self._nodes.items() if node_range(node, self._bits)[1] == v)
 
+    @guarded
     def quantile(self, phi: float) -> int | None:
         """The smallest ``x`` with ``r̂(x+1) >= φN`` (None when empty). O(S log S).
 
         It passes the two-sided test ``r(x) <= (φ+ε)N`` and ``r(x+1) >= (φ-ε)N`` (notes §9 item 6):
         ``r(x+1) >= r̂(x+1) >= φN`` and, x being smallest, ``r(x) <= r̂(x) + εN < φN + εN``."""
-        p = check_phi(phi)
+        p = check_phi(real_arg(phi))
         if self._total == 0:
             return None
         target = p * self._total
@@ -227,12 +437,20 @@ class QDigest:
                 return hi
         return self._M - 1  # unreachable: acc reaches N >= target
 
+    @guarded
     def ranges(self) -> list[tuple[int, int, int]]:
         """The stored ranges as ``(lo, hi, count)`` in post-order (by ``hi``, smaller ranges first)."""
+        return self._ranges()
+
+    def _ranges(self) -> list[tuple[int, int, int]]:
         return [(node_range(n, self._bits)[0], hi, c) for hi, n, c in self._post_order_nodes()]
 
+    @guarded
     def snapshot(self) -> QDigestState:
         """Plain copy of the state for :mod:`swagkit.spec.checkers.qdigest`."""
+        return self._snapshot()
+
+    def _snapshot(self) -> QDigestState:
         return QDigestState(
             universe_bits=self._bits,
             eps=self._eps,
@@ -295,6 +513,28 @@ def qdigests_equivalent(a: Any, b: Any) -> bool:
     return True
 
 
+class _QDigestOps:
+    """``lift`` and ``combine`` of :func:`qdigest_monoid` as methods of a module-level class, so that the monoid
+    (and every structure holding it) pickles."""
+
+    def __init__(self, cls: Callable[[int, float], Any], bits: int, eps: float) -> None:
+        self.cls, self.bits, self.eps = cls, bits, eps
+
+    def lift(self, x: int) -> Any:
+        d = self.cls(self.bits, self.eps)
+        d.insert(x)
+        return d
+
+    def combine(self, a: Any, b: Any) -> Any:
+        if b.total == 0:
+            return a
+        if a.total == 0:
+            return b
+        c = a.copy()
+        c.merge(b)
+        return c
+
+
 def qdigest_monoid(
     universe_bits: int, eps: float, digest_class: Callable[[int, float], Any] | None = None
 ) -> Monoid[int, Any, Any]:
@@ -309,26 +549,14 @@ def qdigest_monoid(
     this monoid answers rank queries of the window with error at most ``ε·n``.
 
     ``digest_class`` defaults to this module's :class:`QDigest`; :mod:`swagkit.optimized` passes its compiled
-    class.
+    class. The monoid pickles (its functions are methods of a module-level class), so SWAGs over it do too.
     """
     cls: Callable[[int, float], Any] = digest_class if digest_class is not None else QDigest
-    bits = check_bits(universe_bits, "universe_bits")
-    e = check_accuracy(eps, "eps")
+    bits = check_bits(int_arg(universe_bits), "universe_bits")
+    e = check_accuracy(real_arg(eps), "eps")
+    ops = _QDigestOps(cls, bits, e)
     identity = cls(bits, e)
-
-    def lift(x: int) -> Any:
-        d = cls(bits, e)
-        d.insert(x)
-        return d
-
-    def combine(a: Any, b: Any) -> Any:
-        if b.total == 0:
-            return a
-        if a.total == 0:
-            return b
-        c = a.copy()
-        c.merge(b)
-        return c
+    lift, combine = ops.lift, ops.combine
 
     return Monoid(
         identity=identity,

@@ -40,19 +40,60 @@ Weighted updates: a weight w is w items at one timestamp; Q_0 evicts weight unit
 Complexity: update O(J) expected plus the amortized SWCOMPRESS (O(J·α log α) every α updates), query
 O(α + J); space at most ``α`` ranges per level after compress (``2α`` between compressions) and
 ``J <= log2(N/α) + 3`` levels: O((T/ε) log(εN/T)) (Theorem 1).
+
+Exception safety: *strong* -- the structure calls no user code; every update validates its input (numpy
+integers accepted like ints) and then completes. Not thread-safe: an overlapping call (a second thread, a
+timestamp's ``__index__`` calling back) raises ``ReentrantCallError`` before anything changes. Copies and
+pickles go by snapshot (:func:`check_count_state` validates it first).
 """
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, ClassVar, Iterable
 
 from swagkit.spec.decay_bounds import window_count_alpha_min
 from swagkit.spec.decay_input import check_accuracy, check_bits, check_timestamp, check_total, check_weight
 from swagkit.spec.decay_snapshots import CountLevelState, WindowCountState
 
-from ._ladder import Level, TimeLadder, compress_fixed_cap, post_order_key
+from ._guard import guarded
+from ._ladder import Level, TimeLadder, check_ladder_state, compress_fixed_cap, post_order_key
+from .qdigest import _state_int, check_state_nodes, int_arg, real_arg
 
-__all__ = ["SlidingWindowCount", "compress_fixed_cap", "post_order_key"]
+__all__ = ["SlidingWindowCount", "compress_fixed_cap", "post_order_key", "check_count_state"]
+
+CountParts = tuple[int, int, int, int, list[tuple[int, int]], list[tuple[int, int, list[tuple[int, int]]]]]
+
+
+def check_count_state(state: Any, time_bits: int, eps: float, alpha: int) -> CountParts:
+    """Validate a :class:`WindowCountState` for a structure with these parameters (copying, pickling; shared by
+    both implementations): returns ``(now, total, tau0, pending, buffer, levels)``, ``buffer`` the Q_0
+    ``(timestamp, weight)`` pairs (timestamps strictly increasing, ``<= now``, weights summing to at most α and
+    the total) and ``levels`` the ``(gamma, tau, nodes)`` of Q_1 … Q_J (ranges over the time universe, at most
+    the total weight). ``TypeError``/``ValueError`` for a malformed snapshot."""
+    now, total, tau0, pending, heads = check_ladder_state(
+        state, WindowCountState, time_bits=time_bits, eps=eps, alpha=alpha, gamma_shift=SlidingWindowCount.GAMMA_SHIFT
+    )
+    if not isinstance(state.buffer, tuple):
+        raise TypeError("snapshot: buffer must be a tuple of (timestamp, weight) pairs")
+    buffer: list[tuple[int, int]] = []
+    prev, weight = -1, 0
+    for entry in state.buffer:
+        if not isinstance(entry, tuple) or len(entry) != 2:
+            raise TypeError(f"snapshot: buffer entries are (timestamp, weight) pairs, got {entry!r}")
+        t = _state_int(entry[0], prev + 1, now + 1, "buffer timestamp (sorted, unique, <= now)")
+        w = _state_int(entry[1], 1, alpha + 1, "buffer weight")
+        weight += w
+        buffer.append((t, w))
+        prev = t
+    if weight > alpha or weight > total:
+        raise ValueError(f"snapshot: the buffer holds {weight} weight units, more than alpha or the total")
+    levels = []
+    for (gamma, tau), lv in zip(heads, state.levels):
+        nodes, level_total = check_state_nodes(lv.nodes, time_bits, f"level {lv.level} nodes")
+        if level_total > total:
+            raise ValueError(f"snapshot: level {lv.level} counts {level_total}, more than the total {total}")
+        levels.append((gamma, tau, nodes))
+    return now, total, tau0, pending, buffer, levels
 
 
 class SlidingWindowCount(TimeLadder[int, Level]):
@@ -60,6 +101,9 @@ class SlidingWindowCount(TimeLadder[int, Level]):
 
     The ladder itself (Q_0, the levels, SWCOMPRESS, the choice of ℓ) is :class:`~swagkit.reference._ladder.
     TimeLadder`; here Q_0 is keyed by timestamp and a range carries only its count.
+
+    Exception safety: *strong* (no user code runs while it changes). Not thread-safe: an overlapping call raises
+    ``ReentrantCallError`` and changes nothing. Copies and pickles go by snapshot.
 
     >>> c = SlidingWindowCount(time_bits=8, eps=0.5)
     >>> c.advance(100)
@@ -69,14 +113,28 @@ class SlidingWindowCount(TimeLadder[int, Level]):
     (3, 5)
     """
 
-    algorithm = "window_count"
+    algorithm: ClassVar[str] = "window_count"
+    exception_safety: ClassVar[str] = "strong"
     #: level caps are γ(j) = 2^(j + GAMMA_SHIFT)
     GAMMA_SHIFT = 0
 
     def __init__(self, time_bits: int, eps: float, alpha: int | None = None) -> None:
-        bits = check_bits(time_bits, "time_bits")
-        e = check_accuracy(eps, "eps")
+        bits = check_bits(int_arg(time_bits), "time_bits")
+        e = check_accuracy(real_arg(eps), "eps")
         super().__init__(bits, e, window_count_alpha_min(bits, e), alpha)
+
+    def _params(self) -> dict[str, Any]:
+        return {"time_bits": self._tbits, "eps": self._eps, "alpha": self._alpha}
+
+    @classmethod
+    def _from_snapshot(cls, monoid: Any, snapshot: Any, **params: Any) -> "SlidingWindowCount":
+        """The structure whose :meth:`snapshot` is ``snapshot`` (copying and pickling; the shape is validated).
+        ``params``: the constructor's (``time_bits``, ``eps``, ``alpha``)."""
+        obj = cls(**params)
+        now, total, tau0, pending, buffer, levels = check_count_state(snapshot, obj._tbits, obj._eps, obj._alpha)
+        obj._restore_ladder(now, total, tau0, pending, dict(buffer))
+        obj._levels = [Level(gamma, tau, dict(nodes)) for gamma, tau, nodes in levels]
+        return obj
 
     @staticmethod
     def _stamp(key: int) -> int:
@@ -95,38 +153,48 @@ class SlidingWindowCount(TimeLadder[int, Level]):
         """ε: relative error of every window count."""
         return self._eps
 
+    @guarded
     def node_count(self) -> int:
         """Stored ranges over all levels plus distinct timestamps in Q_0 (the space in the paper's unit)."""
         return len(self._q0) + sum(len(lv.nodes) for lv in self._levels)
 
     # -- updates -------------------------------------------------------------------------------------------------
 
+    @guarded
     def insert(self, timestamp: int, weight: int = 1) -> None:
         """SWUPDATE (Alg. 3.1, variant A): record ``weight`` items stamped ``timestamp <= now``.
 
         Bad input (type, universe, future timestamp, negative weight, overflow) raises before any change."""
-        t = check_timestamp(timestamp, self._tbits, self.now)
-        w = check_weight(weight)
+        t = check_timestamp(int_arg(timestamp), self._tbits, self.now)
+        w = check_weight(int_arg(weight))
         check_total(self._total, w)
         if w == 0:
             return
         self._admit(t, t, w)
         self._updated()
 
+    @guarded
     def insert_many(self, timestamps: Iterable[int]) -> None:
         """Insert each timestamp with weight 1 (all validated first: on bad input nothing is inserted)."""
-        ts = [check_timestamp(t, self._tbits, self.now) for t in timestamps]
+        ts = [check_timestamp(int_arg(t), self._tbits, self.now) for t in timestamps]
         check_total(self._total, len(ts))
-        for t in ts:
-            self.insert(t)
+        for j, t in enumerate(ts):
+            try:
+                self._admit(t, t, 1)
+                self._updated()
+            except BaseException as err:  # pragma: no cover - only MemoryError or an asynchronous interrupt
+                err.add_note(f"swagkit window_count: insert_many inserted {j} of {len(ts)} values")
+                raise
 
     # -- queries -------------------------------------------------------------------------------------------------
 
+    @guarded
     def count(self, w: int) -> int:
         """SWQUERY(w): estimate of ``D_w(now)``, the weight with ``now - t_i < w``, within ``ε·D_w`` (never above
         it); exact when ``now - w >= τ_0``. O(α + J)."""
         return self._window_count(self._cut(w))
 
+    @guarded
     def snapshot(self) -> WindowCountState:
         """Plain copy of the state for :mod:`swagkit.spec.checkers.window_count`."""
         return WindowCountState(

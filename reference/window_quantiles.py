@@ -43,11 +43,18 @@ strict, ranks strict (``rank(x)`` counts values ``< x``; Definition 5's ``<= x``
 Complexity: update O(J) plus amortized compress; space O(α·J) time-wise ranges, each with a digest of at most
 ``min(c(r), 8b/ε + 1)`` ranges; rank and count queries O(space of one level); quantile and heavy hitters
 O(S log S) for the S value ranges of the level; decayed queries O(total space).
+
+Exception safety: *strong* -- updates call no user code (they validate their input, numpy integers accepted
+like ints, then complete); the decayed queries call the decay given to them, which may be user code, but only
+read the structure, so a decay that raises leaves it as it was. Not thread-safe: every public operation but
+plain sizes and properties holds the re-entry guard, so a decay (or a second thread) calling back into the
+structure gets ``ReentrantCallError`` before anything changes. Copies and pickles go by snapshot
+(:func:`check_quantiles_state` validates it first).
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator
+from typing import Any, ClassVar, Iterable, Iterator
 
 from swagkit.spec.decay import Decay
 from swagkit.spec.decay_bounds import window_quantiles_alpha_min
@@ -64,10 +71,70 @@ from swagkit.spec.decay_input import (
 )
 from swagkit.spec.decay_snapshots import RangeLevelState, RangeNodeState, WindowQuantilesState, node_range
 
-from ._ladder import Level, TimeLadder, compress_fixed_cap
-from .qdigest import QDigest
+from ._guard import guarded
+from ._ladder import Level, TimeLadder, check_ladder_state, compress_fixed_cap
+from .qdigest import QDigest, _state_int, check_qdigest_state, check_state_nodes, checked_size_bound, int_arg, real_arg
 
-__all__ = ["SlidingWindowQuantiles"]
+__all__ = ["SlidingWindowQuantiles", "check_quantiles_state"]
+
+DigestParts = tuple[list[tuple[int, int]], int, int]
+QuantilesParts = tuple[
+    int, int, int, int, list[tuple[int, int, int]], list[tuple[int, int, list[tuple[int, int, DigestParts]]]]
+]
+
+
+def check_quantiles_state(state: Any, time_bits: int, value_bits: int, eps: float, alpha: int) -> QuantilesParts:
+    """Validate a :class:`WindowQuantilesState` for a structure with these parameters (copying, pickling;
+    shared by both implementations): returns ``(now, total, tau0, pending, buffer, levels)``, ``buffer`` the Q_0
+    ``(timestamp, value, weight)`` triples (strictly increasing ``(timestamp, value)``, ``timestamp <= now``,
+    weights summing to at most α and the total) and ``levels`` the ``(gamma, tau, nodes)`` of Q_1 … Q_J, every
+    node ``(id, count, digest)`` with its value digest's ``(nodes, total, pending)`` (total = count).
+    ``TypeError``/``ValueError`` for a malformed snapshot."""
+    now, total, tau0, pending, heads = check_ladder_state(
+        state, WindowQuantilesState, time_bits=time_bits, eps=eps, alpha=alpha,
+        gamma_shift=SlidingWindowQuantiles.GAMMA_SHIFT,
+    )
+    if state.value_bits != value_bits:
+        raise ValueError(f"snapshot: value_bits {state.value_bits!r} differ from the structure's {value_bits}")
+    if not isinstance(state.buffer, tuple):
+        raise TypeError("snapshot: buffer must be a tuple of (timestamp, value, weight) triples")
+    vuniverse = 1 << value_bits
+    buffer: list[tuple[int, int, int]] = []
+    prev: tuple[int, int] = (-1, 0)
+    weight = 0
+    for entry in state.buffer:
+        if not isinstance(entry, tuple) or len(entry) != 3:
+            raise TypeError(f"snapshot: buffer entries are (timestamp, value, weight) triples, got {entry!r}")
+        t = _state_int(entry[0], prev[0], now + 1, "buffer timestamp (sorted, <= now)")
+        v = _state_int(entry[1], prev[1] + 1 if t == prev[0] else 0, vuniverse, "buffer value (sorted, unique)")
+        w = _state_int(entry[2], 1, alpha + 1, "buffer weight")
+        weight += w
+        buffer.append((t, v, w))
+        prev = (t, v)
+    if weight > alpha or weight > total:
+        raise ValueError(f"snapshot: the buffer holds {weight} weight units, more than alpha or the total")
+    veps = eps / 2
+    vperiod = checked_size_bound(value_bits, veps, "eps/2")
+    levels = []
+    for (gamma, tau), lv in zip(heads, state.levels):
+        if not isinstance(lv, RangeLevelState) or not isinstance(lv.nodes, tuple):
+            raise TypeError(f"snapshot: level {lv.level} must be a RangeLevelState with a tuple of nodes")
+        for rn in lv.nodes:
+            if not isinstance(rn, RangeNodeState):
+                raise TypeError(f"snapshot: level {lv.level} nodes must be RangeNodeState, got {type(rn).__name__}")
+        ids, level_total = check_state_nodes(
+            tuple((rn.node, rn.count) for rn in lv.nodes), time_bits, f"level {lv.level} nodes"
+        )
+        if level_total > total:
+            raise ValueError(f"snapshot: level {lv.level} counts {level_total}, more than the total {total}")
+        nodes = []
+        for (node, count), rn in zip(ids, lv.nodes):
+            digest = check_qdigest_state(rn.digest, value_bits, veps, vperiod)
+            if digest[1] != count:
+                raise ValueError(f"snapshot: level {lv.level} node {node} counts {count}, its digest {digest[1]}")
+            nodes.append((node, count, digest))
+        levels.append((gamma, tau, nodes))
+    return now, total, tau0, pending, buffer, levels
 
 
 class _RangeLevel(Level):
@@ -84,6 +151,10 @@ class SlidingWindowQuantiles(TimeLadder[tuple[int, int], _RangeLevel]):
     """Window ranges, quantiles and heavy hitters with additive error ``ε·D_w``, and any decay by §4.1 with
     error ``ε·D`` (paper 004 §3.2-3.3, §4.1; id ``window_quantiles``).
 
+    Exception safety: *strong* (updates run no user code; decayed queries call the decay but only read). Not
+    thread-safe: an overlapping call (from a decay, or a second thread) raises ``ReentrantCallError`` and changes
+    nothing. Copies and pickles go by snapshot.
+
     >>> s = SlidingWindowQuantiles(time_bits=6, value_bits=4, eps=0.5)
     >>> s.advance(20)
     >>> for value, ts in [(3, 19), (9, 5), (9, 20), (1, 18), (12, 2)]:
@@ -95,16 +166,40 @@ class SlidingWindowQuantiles(TimeLadder[tuple[int, int], _RangeLevel]):
     3.0
     """
 
-    algorithm = "window_quantiles"
+    algorithm: ClassVar[str] = "window_quantiles"
+    exception_safety: ClassVar[str] = "strong"
     #: level caps are γ(j) = 2^(j-1)
     GAMMA_SHIFT = -1
 
     def __init__(self, time_bits: int, value_bits: int, eps: float, alpha: int | None = None) -> None:
-        tbits = check_bits(time_bits, "time_bits")
-        self._vbits = check_bits(value_bits, "value_bits")
-        e = check_accuracy(eps, "eps")
+        tbits = check_bits(int_arg(time_bits), "time_bits")
+        self._vbits = check_bits(int_arg(value_bits), "value_bits")
+        e = check_accuracy(real_arg(eps), "eps")
         self._veps = e / 2
         super().__init__(tbits, e, window_quantiles_alpha_min(tbits, e), alpha)
+        checked_size_bound(self._vbits, self._veps, "eps/2")  # the value digests' compress period
+
+    def _params(self) -> dict[str, Any]:
+        return {"time_bits": self._tbits, "value_bits": self._vbits, "eps": self._eps, "alpha": self._alpha}
+
+    @classmethod
+    def _from_snapshot(cls, monoid: Any, snapshot: Any, **params: Any) -> "SlidingWindowQuantiles":
+        """The structure whose :meth:`snapshot` is ``snapshot`` (copying and pickling; the shape is validated).
+        ``params``: the constructor's (``time_bits``, ``value_bits``, ``eps``, ``alpha``)."""
+        obj = cls(**params)
+        now, total, tau0, pending, buffer, levels = check_quantiles_state(
+            snapshot, obj._tbits, obj._vbits, obj._eps, obj._alpha
+        )
+        obj._restore_ladder(now, total, tau0, pending, {(t, v): w for t, v, w in buffer})
+        obj._levels = []
+        for gamma, tau, nodes in levels:
+            lv = _RangeLevel(gamma, tau)
+            for node, count, (dnodes, dtotal, dpending) in nodes:
+                lv.nodes[node] = count
+                d = lv.digests[node] = obj._new_digest()
+                d._nodes, d._total, d._pending = dict(dnodes), dtotal, dpending
+            obj._levels.append(lv)
+        return obj
 
     @staticmethod
     def _stamp(key: tuple[int, int]) -> int:
@@ -116,7 +211,7 @@ class SlidingWindowQuantiles(TimeLadder[tuple[int, int], _RangeLevel]):
     def _copy_up(self, level: _RangeLevel, j: int) -> _RangeLevel:
         up = _RangeLevel(self._gamma(j))
         up.nodes = dict(level.nodes)
-        up.digests = {n: d.copy() for n, d in level.digests.items()}
+        up.digests = {n: d._copy() for n, d in level.digests.items()}
         return up
 
     def _new_digest(self) -> QDigest:
@@ -133,20 +228,24 @@ class SlidingWindowQuantiles(TimeLadder[tuple[int, int], _RangeLevel]):
         """ε: additive error ``ε·D_w`` of window ranks (``ε·D`` for decayed ranks)."""
         return self._eps
 
+    @guarded
     def node_count(self) -> int:
         """Space in the paper's unit: Q_0 entries, time-wise ranges and the ranges of all value digests."""
         return len(self._q0) + sum(len(lv.nodes) + sum(d.node_count() for d in lv.digests.values()) for lv in self._levels)
 
     # -- updates -------------------------------------------------------------------------------------------------
 
+    @guarded
     def insert(self, value: int, timestamp: int, weight: int = 1) -> None:
         """SWUPDATE: record ``weight`` copies of ``value`` stamped ``timestamp <= now`` (validated first)."""
-        x = check_value(value, self._vbits)
-        t = check_timestamp(timestamp, self._tbits, self.now)
-        w = check_weight(weight)
+        x = check_value(int_arg(value), self._vbits)
+        t = check_timestamp(int_arg(timestamp), self._tbits, self.now)
+        w = check_weight(int_arg(weight))
         check_total(self._total, w)
-        if w == 0:
-            return
+        if w:
+            self._insert(x, t, w)
+
+    def _insert(self, x: int, t: int, w: int) -> None:
         self._admit((t, x), t, w)
         leaf = (1 << self._tbits) + t
         for level in self._levels:  # the same levels again: one value-wise insert each ("defer merge")
@@ -154,15 +253,22 @@ class SlidingWindowQuantiles(TimeLadder[tuple[int, int], _RangeLevel]):
                 d = level.digests.get(leaf)
                 if d is None:
                     d = level.digests[leaf] = self._new_digest()
-                d.insert(x, w)
+                d._add(x, w)
         self._updated()
 
+    @guarded
     def insert_many(self, items: Iterable[tuple[int, int]]) -> None:
         """Insert ``(value, timestamp)`` pairs with weight 1 (all validated first)."""
-        pairs = [(check_value(x, self._vbits), check_timestamp(t, self._tbits, self.now)) for x, t in items]
+        pairs = [
+            (check_value(int_arg(x), self._vbits), check_timestamp(int_arg(t), self._tbits, self.now)) for x, t in items
+        ]
         check_total(self._total, len(pairs))
-        for x, t in pairs:
-            self.insert(x, t)
+        for j, (x, t) in enumerate(pairs):
+            try:
+                self._insert(x, t, 1)
+            except BaseException as err:  # pragma: no cover - only MemoryError or an asynchronous interrupt
+                err.add_note(f"swagkit window_quantiles: insert_many inserted {j} of {len(pairs)} values")
+                raise
 
     def _compress_level(self, level: _RangeLevel) -> None:
         """SWCOMPRESS at the cap, the value digests carried along: when a time-wise family merges into its parent,
@@ -175,7 +281,7 @@ class SlidingWindowQuantiles(TimeLadder[tuple[int, int], _RangeLevel]):
                 c = level.digests.pop(child, None)
                 if c is not None:
                     d._absorb(c)
-            d.compress()
+            d._compress()
 
     def _discard(self, level: _RangeLevel, node: int) -> None:
         """A discarded range drops its digest."""
@@ -189,26 +295,31 @@ class SlidingWindowQuantiles(TimeLadder[tuple[int, int], _RangeLevel]):
             if node_range(node, self._tbits)[0] > cut:
                 yield c, level.digests[node]
 
+    @guarded
     def count(self, w: int) -> int:
         """``D̂_w``: estimated weight with ``now - t_i < w`` (under by at most ``(ε/2)·D_w``)."""
         return self._window_count(self._cut(w))
 
+    @guarded
     def rank(self, x: int, w: int) -> int:
         """``r̂(w, x)``: estimated weight with value ``< x`` in the window; ``0 <= r - r̂ <= ε·D_w``."""
-        q = check_rank_point(x, self._vbits)
+        return self._rank(check_rank_point(int_arg(x), self._vbits), w)
+
+    def _rank(self, q: int, w: int) -> int:
         cut = self._cut(w)
         level = self._level_of(cut)
         if level is None:
             return sum(wt for (t, v), wt in self._q0.items() if t > cut and v < q)
-        return sum(d.rank(q) for _, d in self._inside(level, cut))
+        return sum(d._rank(q) for _, d in self._inside(level, cut))
 
+    @guarded
     def range_count(self, lo: int, hi: int, w: int) -> int:
         """Estimated weight with ``lo <= value <= hi`` in the window (error ``<= 2ε·D_w``)."""
-        a = check_value(lo, self._vbits)
-        b = check_value(hi, self._vbits)
+        a = check_value(int_arg(lo), self._vbits)
+        b = check_value(int_arg(hi), self._vbits)
         if a > b:
             return 0
-        return self.rank(b + 1, w) - self.rank(a, w)
+        return self._rank(b + 1, w) - self._rank(a, w)
 
     def _weighted_ranges(self, w: int) -> tuple[int, list[tuple[int, int]]]:
         """(D̂_w, [(hi, weight)]) of the window: Q_0 items as points, or the level's value ranges (exact ints)."""
@@ -221,17 +332,19 @@ class SlidingWindowQuantiles(TimeLadder[tuple[int, int], _RangeLevel]):
         total = 0
         for c, d in self._inside(level, cut):
             total += c
-            out.extend((hi, cnt) for _, hi, cnt in d.ranges())
+            out.extend((hi, cnt) for _, hi, cnt in d._ranges())
         return total, out
 
+    @guarded
     def quantile(self, phi: float, w: int) -> int | None:
         """The smallest x with ``r̂(w, x+1) >= φ·D̂_w`` (None for an empty window)."""
-        p = check_phi(phi)
+        p = check_phi(real_arg(phi))
         return _quantile_of(*self._weighted_ranges(w), p)
 
+    @guarded
     def heavy_hitters(self, phi: float, w: int) -> list[int]:
         """Values p with ``f̂(p) >= φ·D̂_w`` (sorted): all of weight ``>= (φ+ε)D_w``, none below ``(φ-ε)D_w``."""
-        p = check_phi(phi, open_low=True)
+        p = check_phi(real_arg(phi), open_low=True)
         return _heavy_of(*self._weighted_ranges(w), p)
 
     # -- any decay (§4.1) ----------------------------------------------------------------------------------------
@@ -264,13 +377,15 @@ class SlidingWindowQuantiles(TimeLadder[tuple[int, int], _RangeLevel]):
                         yield coef(top, lo_u), c, level.digests[node]
             upper = min(upper, level.tau - 1)
 
+    @guarded
     def decayed_count(self, decay: Decay) -> float:
         """``D̂`` for decay g at the current time: ``D - (ε/2)·D <= D̂ <= D``."""
         return sum(k * wt for k, wt, _ in self._decay_atoms(decay))
 
+    @guarded
     def decayed_rank(self, x: int, decay: Decay) -> float:
         """``R̂_g(x)``: decayed weight with value ``< x``; ``0 <= R_g(x) - R̂_g(x) <= ε·D``."""
-        q = check_rank_point(x, self._vbits)
+        q = check_rank_point(int_arg(x), self._vbits)
         total = 0.0
         for k, wt, src in self._decay_atoms(decay):
             if k == 0.0:
@@ -278,7 +393,7 @@ class SlidingWindowQuantiles(TimeLadder[tuple[int, int], _RangeLevel]):
             if isinstance(src, tuple):
                 total += k * wt if src[0] < q else 0.0
             else:
-                total += k * src.rank(q)
+                total += k * src._rank(q)
         return total
 
     def _decayed_ranges(self, decay: Decay) -> tuple[float, list[tuple[int, float]]]:
@@ -291,21 +406,24 @@ class SlidingWindowQuantiles(TimeLadder[tuple[int, int], _RangeLevel]):
             if isinstance(src, tuple):
                 out.append((src[0], k * wt))
             else:
-                out.extend((hi, k * cnt) for _, hi, cnt in src.ranges())
+                out.extend((hi, k * cnt) for _, hi, cnt in src._ranges())
         return total, out
 
+    @guarded
     def decayed_quantile(self, phi: float, decay: Decay) -> int | None:
         """The smallest x with ``R̂_g(x+1) >= φ·D̂`` (two-sided test with ε and the decayed count D)."""
-        p = check_phi(phi)
+        p = check_phi(real_arg(phi))
         return _quantile_of(*self._decayed_ranges(decay), p)
 
+    @guarded
     def decayed_heavy_hitters(self, phi: float, decay: Decay) -> list[int]:
         """Values with ``f̂_g(p) >= φ·D̂`` (Definition 4 with the decayed count)."""
-        p = check_phi(phi, open_low=True)
+        p = check_phi(real_arg(phi), open_low=True)
         return _heavy_of(*self._decayed_ranges(decay), p)
 
     # -- introspection -------------------------------------------------------------------------------------------
 
+    @guarded
     def snapshot(self) -> WindowQuantilesState:
         """Plain copy of the state for :mod:`swagkit.spec.checkers.window_quantiles`."""
         return WindowQuantilesState(
@@ -317,7 +435,7 @@ class SlidingWindowQuantiles(TimeLadder[tuple[int, int], _RangeLevel]):
                     j,
                     lv.gamma,
                     lv.tau,
-                    tuple(RangeNodeState(n, lv.nodes[n], lv.digests[n].snapshot()) for n in sorted(lv.nodes)),
+                    tuple(RangeNodeState(n, lv.nodes[n], lv.digests[n]._snapshot()) for n in sorted(lv.nodes)),
                 )
                 for j, lv in enumerate(self._levels, 1)
             ),
