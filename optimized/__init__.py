@@ -5,9 +5,10 @@ window_array``) with the same constructor, methods, snapshots and ``combine_coun
 identical, so float results are bit-identical), plus ``COMPILED``:
 
 * ``COMPILED`` is True when the C extensions are in use (all of them: each extension is optional at build
-  time, so one that failed to compile would otherwise fall back silently). Setting the environment variable
-  ``SWAGKIT_PUREPYTHON`` (to anything but ``""``/``"0"``) forces the pure-Python fallback, which is also used
-  when the extensions cannot be imported (e.g. built without a C compiler).
+  time). Setting the environment variable ``SWAGKIT_PUREPYTHON`` (to anything but ``""``/``"0"``) forces the
+  pure-Python fallback, which is also used when the extensions cannot be imported (e.g. built without a C
+  compiler): then importing this package warns with :class:`PurePythonFallbackWarning` (100-700x slower), and
+  ``FALLBACK_REASONS`` maps each missing extension to its import error.
 * Typed monoids (``monoid.kind`` in ``sum_f64, max_f64, min_f64, sum_i64, max_i64, min_i64``) store C doubles /
   int64 and call no Python function per ⊗; other monoids call ``monoid.combine``.
 * DABA, DABA Lite and Two-Stacks Lite use a chunked array (worst-case O(1) pointer operations, Definition 1);
@@ -22,7 +23,9 @@ identical, so float results are bit-identical), plus ``COMPILED``:
 
 from __future__ import annotations
 
+import importlib
 import os
+import warnings
 from typing import TYPE_CHECKING
 
 from swagkit.reference import Recalc
@@ -72,4 +75,39 @@ else:
     COMPILED = COMPILED and FIBA_COMPILED
     COMPILED = COMPILED and DECAY_COMPILED
 
-__all__ += ["FiBA", "FiBALoop"]
+__all__ += ["FiBA", "FiBALoop", "PurePythonFallbackWarning", "FALLBACK_REASONS"]
+
+#: the compiled extensions (setup.py builds each one optionally)
+EXTENSIONS = ("_two_stacks", "_two_stacks_lite", "_daba", "_daba_lite", "_slickdeque", "_flatfat", "_reactive",
+              "_flatfit", "_fiba", "_qdigest", "_window_count", "_window_quantiles", "_value_division")
+
+
+class PurePythonFallbackWarning(RuntimeWarning):
+    """Some compiled extensions could not be imported, so :mod:`swagkit.optimized` runs (partly) on its
+    pure-Python fallback: same answers, 100-700x slower. Not issued when ``SWAGKIT_PUREPYTHON`` asks for it."""
+
+
+def _fallback_reasons() -> dict[str, str]:
+    """Extension -> why it could not be imported (empty when all are in use or the fallback was asked for)."""
+    if COMPILED or os.environ.get("SWAGKIT_PUREPYTHON", "") not in ("", "0"):
+        return {}
+    reasons = {}
+    for name in EXTENSIONS:
+        try:
+            importlib.import_module(f"{__name__}.{name}")
+        except ImportError as err:
+            reasons[name] = str(err) or type(err).__name__
+    return reasons
+
+
+#: why each missing extension could not be imported (empty when compiled, or when the fallback was asked for)
+FALLBACK_REASONS: dict[str, str] = _fallback_reasons()
+if FALLBACK_REASONS:
+    warnings.warn(
+        f"swagkit.optimized: {len(FALLBACK_REASONS)} of {len(EXTENSIONS)} compiled extensions are not available "
+        f"({', '.join(sorted(FALLBACK_REASONS))}); using the pure-Python fallback, 100-700x slower. Reinstall "
+        "swagkit with a C compiler and the Python headers (see the README), or set SWAGKIT_PUREPYTHON=1 to choose "
+        "the fallback explicitly and silence this warning.",
+        PurePythonFallbackWarning,
+        stacklevel=2,
+    )

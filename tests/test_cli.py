@@ -38,13 +38,39 @@ class _BrokenTwoStacks(TwoStacks):
 
     algorithm = "broken_two_stacks"
 
-    def evict(self) -> None:
-        self._require_nonempty()
+    def _evict(self) -> None:
         if not self.F:
             while self.B:
                 top = self.B.pop()
                 self.F.append(type(top)(top.val, self._otimes(self._pi_F(), top.val)))
         self.F.pop()
+
+
+class _FlipNotAtomic(TwoStacks):
+    """The flip of swagkit 0.1 (issue 12): it moves B's elements onto F one by one, so a ⊗ that raises
+    half-way leaves part of B on F -- afterwards the window answers 'dab' for 'bcd'."""
+
+    algorithm = "flip_not_atomic"
+
+    def _evict(self) -> None:
+        if not self.F:
+            while self.B:
+                top = self.B[-1]
+                self.F.append(type(top)(top.val, self._otimes(top.val, self._pi_F())))
+                self.B.pop()
+        self.F.pop()
+
+
+def test_verify_catches_a_structure_a_raising_combine_leaves_wrong(capsys: pytest.CaptureFixture[str]) -> None:
+    """The machines' ``combine_raises`` rule: a transient fault inside ⊗ must not lead to a wrong answer."""
+    info = registry.AlgorithmInfo("flip_not_atomic", "_FlipNotAtomic", "planted (test only)", "-",
+                                  checker="two_stacks", budget="two_stacks")
+    with registry.registered(info, {"reference": _FlipNotAtomic}):
+        code = main(["verify", "--no-spark", "--algorithm", "flip_not_atomic", "--monoid", "string_concat",
+                     "--no-laws", "--jobs", "1"])  # the defaults find it
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "raising InjectedFault" in out and "combine_raises" in out
 
 
 @pytest.fixture
@@ -67,8 +93,10 @@ def test_failure_exits_nonzero_with_replayable_counterexample(broken: str, capsy
     assert "FAIL: broken_two_stacks × string_concat × reference" in out
     assert "invariant 'F.agg' violated" in out
     assert "state = BrokenTwoStacksStringConcatReferenceMachine()" in out  # Hypothesis' step program
-    assert "FAILED: 1 of 2 tasks failed" in out  # max_count is commutative: the bug is invisible there
-    reproduce = [ln for ln in out.splitlines() if ln.startswith("reproduce: ")]
+    # max_count is commutative, so the swapped operands are invisible there -- but the flip is not atomic either
+    # (it moves B onto F element by element), which the combine_raises rule catches for every generic monoid
+    assert "FAILED: 2 of 2 tasks failed" in out
+    reproduce = [ln for ln in out.splitlines() if ln.startswith("reproduce: ") and "string_concat" in ln]
     assert len(reproduce) == 1
     argv = shlex.split(reproduce[0].removeprefix("reproduce: "))
     assert argv[:2] == ["swagkit", "verify"] and "--seed" in argv

@@ -28,3 +28,11 @@ def test_readme_algorithm_table_is_the_registry_table() -> None:
     from swagkit.verify import registry
 
     assert registry.guarantees_markdown().strip() in README.read_text(encoding="utf-8")
+
+
+def test_readme_robustness_table_is_what_the_classes_declare() -> None:
+    """The README's robustness table is exactly ``robustness_markdown()``, read from the classes' own
+    ``exception_safety`` declarations (which the fault-injection tests hold them to)."""
+    from swagkit.verify import registry
+
+    assert registry.robustness_markdown().strip() in README.read_text(encoding="utf-8")

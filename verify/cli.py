@@ -4,9 +4,11 @@
 (:mod:`swagkit.verify.machine`) for every registered algorithm × monoid × implementation, skipping (with a note)
 combinations that cannot run: an implementation that does not provide the algorithm (e.g. ``optimized`` before
 it is built), a monoid lacking a required property, or a monoid without an input strategy. Progress goes to
-stderr, one line per task; the summary table and any counterexamples go to stdout. The exit status is 0 when
-everything passed, 1 on a failure, 2 on a usage error, 3 when an explicitly requested implementation provides
-nothing to run.
+stderr, one line per task; the summary table and any counterexamples go to stdout; both say which
+implementation ran (compiled, or the pure-Python fallback). The exit status is 0 when everything passed, 1 on a
+failure, 2 on a usage error, 3 when the selection runs nothing (no combination of the requested algorithms,
+monoids and implementations can run, or a requested implementation provides none of them), 4 when the Spark
+stage could not run (the job failed, not a verification: e.g. Spark lost its executors).
 
 ``--crosshair`` adds a symbolic stage: CrossHair checks the contracts of :mod:`swagkit.verify.symbolic` (the
 in-order algorithms and FiBA against their models, 003's Claim 1) on the pure-Python layers.
@@ -162,6 +164,10 @@ def plan(args: argparse.Namespace, err: TextIO) -> tuple[list[Task], dict[str, i
                 skipped[reason] = skipped.get(reason, 0) + 1
                 continue
             tasks.append(Task("machine", combo.monoid, combo, examples, steps, args.seed, args.max_window))
+        if not any(t.combo is not None for t in tasks):
+            reasons = "; ".join(f"{n} × {r}" for r, n in sorted(skipped.items())) or "no combination selected"
+            print(f"swagkit verify: the selection runs no combination ({reasons}); nothing was verified", file=err)
+            return 3
         if args.implementation:
             ran = {t.combo.implementation for t in tasks if t.combo is not None}
             idle = [i for i in impls if i not in ran]
@@ -242,6 +248,8 @@ def verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     results = _execute(tasks, args.jobs, progress)
     elapsed = time.perf_counter() - start
     print_summary(results, skipped, elapsed, args.seed, out)
+    if impls:
+        print(f"implementations: {', '.join(_describe_implementation(i) for i in impls)}", file=out)
     status = 1 if any(r.failed for r in results) else 0
     if args.crosshair:
         status = max(status, crosshair_stage(args.crosshair_timeout, out, err))
@@ -300,10 +308,16 @@ def spark_stage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 0
     tasks = spark.make_tasks(algos, monoids, args.spark_seeds, args.spark_steps)
     print(f"spark: {len(tasks)} differential runs of {args.spark_steps} operations "
-          f"({args.spark_master or 'local[2]'})", file=err, flush=True)
+          f"({args.spark_master or f'local[2,{spark.TASK_RETRIES}]'})", file=err, flush=True)
     start = time.perf_counter()
-    session = spark.local_session() if args.spark_master is None else spark.session_for(args.spark_master)
-    results = spark.run_on_spark(session, tasks)
+    try:
+        session = spark.local_session() if args.spark_master is None else spark.session_for(args.spark_master)
+        results = spark.run_on_spark(session, tasks)
+    except Exception as exc:  # the job failed (SparkJobError, a JVM that would not start ...): status 4
+        print(f"spark: FAILED TO RUN ({type(exc).__name__}): {str(exc).splitlines()[0] if str(exc) else ''}\n"
+              "spark: this is a failure of the Spark job, not a verification result; nothing was compared",
+              file=out)
+        return 4
     summary = spark.summarize(results)
     elapsed = time.perf_counter() - start
     for failure in summary["failures"]:
@@ -339,7 +353,12 @@ def _spark_merge_stage(args: argparse.Namespace, session: Any, out: TextIO, err:
     tasks = [MergeTask(seed, items=20 * args.spark_steps) for seed in range(args.spark_seeds)]
     print(f"spark: {len(tasks)} q-digest merge runs of {tasks[0].items:,} items", file=err, flush=True)
     start = time.perf_counter()
-    results = [run_merge_on_spark(session, t) for t in tasks]
+    try:
+        results = [run_merge_on_spark(session, t) for t in tasks]
+    except Exception as exc:  # the job failed, not the merge check: status 4
+        print(f"spark: q-digest merge FAILED TO RUN ({type(exc).__name__}): "
+              f"{str(exc).splitlines()[0] if str(exc) else ''}", file=out)
+        return 4
     elapsed = time.perf_counter() - start
     for r in results:
         if not r.ok:
@@ -368,7 +387,12 @@ def _spark_merge_stage(args: argparse.Namespace, session: Any, out: TextIO, err:
 def _describe_implementation(impl_id: str) -> str:
     info = registry.IMPLEMENTATIONS.get(impl_id)
     compiled = info.compiled() if info is not None else None
-    return impl_id + ("" if compiled is None else " (compiled)" if compiled else " (pure-Python fallback)")
+    if compiled is None:
+        return impl_id
+    if compiled:
+        return f"{impl_id} (compiled)"
+    forced = os.environ.get("SWAGKIT_PUREPYTHON", "") not in ("", "0")
+    return f"{impl_id} (pure-Python fallback{', as SWAGKIT_PUREPYTHON asks' if forced else ' -- NOT compiled'})"
 
 
 def _table(rows: Sequence[Sequence[str]], right: set[int]) -> list[str]:

@@ -295,6 +295,16 @@ class CheckedAggregator:
         except BudgetExceeded as err:
             raise BudgetExceededAt.wrap(err, op, self.operations, self._recent) from None
 
+    def _credit(self, operation: str, count: int) -> None:
+        """A bulk call failed part-way after ``count`` complete operations: they count towards the amortized
+        claim, their ⊗ calls (mixed with the failed one's) do not -- a ⊗ that raised and an operation rolled
+        back are outside the theorems' model, so failed operations are never billed."""
+        if self._meter is not None:
+            if operation == "insert":
+                self._meter.inserts += count
+            else:
+                self._meter.evicts += count
+
     def _after_failure(self, op: str, exc: BaseException) -> None:
         """The aggregator raised: it must still agree with the (unchanged) model."""
         try:
@@ -380,15 +390,13 @@ class CheckedAggregator:
                 for v in vals:
                     self.inner.insert(v)
         except Exception as exc:
-            taken, used = len(self.inner) - n, self._count() - c0
+            # a prefix may have been taken (each insertion is all-or-nothing); the budget of a failed bulk call
+            # is not judged (its last ⊗ raised part-way)
+            taken = len(self.inner) - n
             if 0 < taken <= len(vals):
                 self.model.insert_many(vals[:taken])
+                self._credit("insert", taken)
             self._after_failure(op, exc)
-            if taken > 0:  # those inserts count towards the amortized budget like any others
-                try:
-                    self._record(op, "insert", n, used, count=taken)
-                except BudgetExceeded as err:
-                    raise err from exc
             raise
         used = self._count() - c0
         self.model.insert_many(vals)
@@ -416,6 +424,10 @@ class CheckedAggregator:
             self._after_failure(op, exc)
             raise
         except Exception as exc:
+            taken = n - len(self.inner)  # a prefix of the evictions may have happened (each all-or-nothing)
+            if expected is None and 0 < taken <= count:
+                self.model.evict_many(taken)
+                self._credit("evict", taken)
             self._after_failure(op, exc)
             raise
         if expected is not None:

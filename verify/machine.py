@@ -16,6 +16,9 @@ query at a fixed size), ``fill_and_drain`` (insert+query up to a size, then evic
 size). After each step an invariant queries the window. The window is capped at ``max_window`` elements to keep
 the O(n) checks cheap; the cap exceeds the reference deque's chunk size (64) so chunk boundaries are crossed.
 
+Generic monoids (no typed ``kind``) also get ``combine_raises``: the k-th ⊗ of an operation raises once
+(:mod:`swagkit.verify.faults`), and the aggregator must be as before the operation, never answer wrong.
+
 Aggregators that also remove any live element by handle (the Reactive Aggregator's non-FIFO windows, 002
 §2.2) get :class:`~swagkit.verify.debug.CheckedNonFifoAggregator` and the rules ``insert_with_handle``,
 ``remove`` (a live handle), ``remove_dead_handle`` (must raise and change nothing), ``remove_many`` and
@@ -41,6 +44,7 @@ from . import registry
 from swagkit.spec.nonfifo import InvalidHandleError
 
 from .debug import CheckedAggregator, CheckedNonFifoAggregator, checked
+from .faults import FaultInjector, InjectedFault, with_faults
 from .strategies import strategy_for
 
 __all__ = [
@@ -81,10 +85,15 @@ class SwagMachine(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
-        aggregator = registry.create(
-            self.algorithm_id, LIBRARY[self.monoid_id].factory(), self.implementation, check=False
-        )
-        self.swag: CheckedAggregator = checked(aggregator, algorithm=self.algorithm_id)
+        plain = LIBRARY[self.monoid_id].factory()
+        #: generic monoids get a combine that can be told to raise once (the ``combine_raises`` rule); the model
+        #: and the checkers use the plain monoid, so only the aggregator ever sees the fault
+        self.faults: FaultInjector | None = None
+        monoid = plain
+        if plain.kind is None:
+            monoid, self.faults = with_faults(plain)
+        aggregator = registry.create(self.algorithm_id, monoid, self.implementation, check=False)
+        self.swag: CheckedAggregator = checked(aggregator, monoid=plain, algorithm=self.algorithm_id)
         #: the aggregator also removes any live element by handle (002 §2.2): the non-FIFO rules apply
         self.nonfifo = isinstance(self.swag, CheckedNonFifoAggregator)
         #: the aggregator answers any range of the newest r elements too (``query_range``; SlickDeque Inv answers
@@ -318,6 +327,36 @@ def make_machine(
             self.swag.batch(events)
             self._step()
 
+        @precondition(lambda self: self.faults is not None)
+        @rule(k=st.integers(min_value=1, max_value=12), ops=st.lists(st.sampled_from(_FAULT_OPS), min_size=1,
+                                                                     max_size=10), value=values)
+        def combine_raises(self, k: int, ops: list[str], value: Any) -> None:
+            """The k-th ⊗ from now raises once (a transient fault) while ``ops`` run: the operation it hits must
+            fail leaving the aggregator as before (``insert_many``/``evict_many``: as after a prefix of it),
+            which the checked wrapper verifies against the model, and the next query must answer like the
+            model. Never a silent wrong answer. (Several operations under one armed fault put it deep inside
+            flips and fixups, whatever the algorithm.)"""
+            assert self.faults is not None
+            self.faults.arm(k)
+            try:
+                for op in ops:
+                    if op == "insert" and self._room() > 0:
+                        self.swag.insert(value)
+                    elif op == "evict" and len(self.swag) > 0:
+                        self.swag.evict()
+                    elif op == "insert_many" and self._room() >= 3:
+                        self.swag.insert_many([value, value, value])
+                    elif op == "evict_many" and len(self.swag) > 0:
+                        self.swag.evict_many(min(3, len(self.swag)))
+                    else:
+                        self.swag.query()
+            except InjectedFault:
+                pass
+            finally:
+                self.faults.disarm()
+            self.swag.query()
+            self._step()
+
         @invariant()
         def agrees_with_model(self) -> None:
             self.swag.query()
@@ -332,6 +371,10 @@ def make_machine(
     Machine.max_window = max_window
     Machine.stats = MachineStats()
     return Machine
+
+
+#: operations the ``combine_raises`` rule makes fail
+_FAULT_OPS = ("insert", "insert", "evict", "evict", "query", "insert_many", "evict_many")
 
 
 def machine_settings(

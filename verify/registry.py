@@ -49,6 +49,7 @@ __all__ = [
     "registered",
     "guarantees_markdown",
     "decayed_markdown",
+    "robustness_markdown",
 ]
 
 #: A constructor of aggregators: ``factory(monoid, **params)``.
@@ -466,6 +467,33 @@ def decayed_markdown() -> str:
     for a in ALGORITHMS.values():
         if a.error:
             rows.append(f"| {a.title} | `{a.id}` | {a.paper} | {a.error} | {a.space} |")
+    return "\n".join(rows)
+
+
+_SAFETY = {
+    "strong": "exactly as before the operation (strong)",
+    "refuse": "refuses every later call (`BrokenAggregatorError`) until `repair()`; `salvage()` returns the contents",
+}
+
+
+def robustness_markdown() -> str:
+    """The README's table of what each structure guarantees when its user code misbehaves (issue 12): the
+    exception guarantee each class declares (``exception_safety``, the same in both implementations -- a
+    mismatch shows both), re-entrant/concurrent calls, copying and pickling."""
+    rows = [
+        "| structure | id | if ⊗ (or other user code) raises mid-operation | re-entrant or concurrent call | "
+        "copy / deepcopy / pickle |",
+        "|---|---|---|---|---|",
+    ]
+    for a in ALGORITHMS.values():
+        if a.id == "recalc":
+            continue
+        declared = {impl: getattr(resolve_class(a.id, impl), "exception_safety", "undocumented")
+                    for impl in available_implementations(a.id)}
+        kinds = sorted(set(declared.values()))
+        safety = _SAFETY.get(kinds[0], kinds[0]) if len(kinds) == 1 else ", ".join(f"{i}: {k}" for i, k in declared.items())
+        rows.append(f"| {a.title} | `{a.id}` | {safety} | refused with `ReentrantCallError`, nothing changed | "
+                    "by snapshot, same state and counts |")
     return "\n".join(rows)
 
 

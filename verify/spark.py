@@ -7,7 +7,10 @@ ADT model. :func:`run_task` compares, after every operation, the three answers, 
 locally (``run_task(task)`` is a plain function). Spark only fans the tasks out: :func:`run_on_spark`
 parallelizes them over a local (or any) cluster, so millions of operations are compared in one job.
 
-The embedded default is local Spark (``local[2]``, UI off, loopback only): see :func:`local_session`.
+The embedded default is local Spark (``local[2,4]``: two cores, and a failed task -- a Python worker killed by
+the OOM killer, say -- is retried up to 4 times; plain ``local[N]`` never retries), UI off, loopback only: see
+:func:`local_session`. :func:`run_on_spark` checks that the job accounts for every task exactly once, and
+raises :class:`SparkJobError` when the job itself failed (a failure of the machinery, not of a verification).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import os
 import random
 import sys
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 from swagkit.spec.adt import FifoSwag
 from swagkit.spec.errors import EmptyWindowError
@@ -30,7 +33,15 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 __all__ = ["DiffTask", "DiffResult", "make_tasks", "run_task", "run_on_spark", "local_session", "session_for", "summarize", "fifo_algorithms"]
-__all__ += ["DIFF_RUNNERS", "differential_algorithms"]
+__all__ += ["DIFF_RUNNERS", "differential_algorithms", "SparkJobError", "TASK_RETRIES"]
+
+#: how often the embedded local session retries a failed task (``local[N,F]`` allows F failures per task)
+TASK_RETRIES = 4
+
+
+class SparkJobError(RuntimeError):
+    """The Spark job failed or lost results (e.g. a task failed more than ``TASK_RETRIES`` times): the
+    machinery broke, nothing was verified. ``swagkit verify`` exits with status 4 for it."""
 
 #: how often (in steps) the O(n) model fold and the snapshots are compared
 MODEL_EVERY = 16
@@ -178,15 +189,16 @@ def _run_partition(tasks: Iterable[DiffTask]) -> Iterable[DiffResult]:
         yield run_task(task)
 
 
-def local_session(app_name: str = "swagkit-verify", cores: int = 2) -> "SparkSession":
-    """The embedded default: local Spark on loopback with the UI off and small shuffles."""
+def local_session(app_name: str = "swagkit-verify", cores: int = 2, retries: int = TASK_RETRIES) -> "SparkSession":
+    """The embedded default: local Spark on loopback with the UI off and small shuffles; a failed task is
+    retried (``local[cores,retries]``)."""
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
     session = (
-        SparkSession.builder.master(f"local[{cores}]")
+        SparkSession.builder.master(f"local[{cores},{retries}]")
         .appName(app_name)
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", str(cores))
@@ -208,11 +220,29 @@ def session_for(master: str, app_name: str = "swagkit-verify") -> "SparkSession"
     return session
 
 
-def run_on_spark(spark: "SparkSession", tasks: list[DiffTask], partitions: int | None = None) -> list[DiffResult]:
-    """Fan ``tasks`` out over ``spark`` and collect the results (in task order)."""
+def run_on_spark(
+    spark: "SparkSession",
+    tasks: list[DiffTask],
+    partitions: int | None = None,
+    run_partition: Callable[[Iterable[DiffTask]], Iterable[DiffResult]] = _run_partition,
+) -> list[DiffResult]:
+    """Fan ``tasks`` out over ``spark`` and collect the results (in task order).
+
+    A task whose Python worker dies is retried by Spark (on the embedded default, see :func:`local_session`), so
+    a retried partition is run again from its first task; the results are checked to account for every task
+    exactly once. Raises :class:`SparkJobError` when the job fails or the results do not match the tasks.
+    ``run_partition`` replaces the per-partition loop (tests inject faults with it)."""
     sc = spark.sparkContext
     parts = partitions or max(1, min(len(tasks), sc.defaultParallelism * 4))
-    results: list[DiffResult] = sc.parallelize(tasks, parts).mapPartitions(_run_partition).collect()
+    try:
+        results: list[DiffResult] = sc.parallelize(tasks, parts).mapPartitions(run_partition).collect()
+    except Exception as exc:  # Py4JJavaError and friends: the job, not a verification, failed
+        first = next((ln for ln in str(exc).splitlines() if ln.strip()), type(exc).__name__)
+        raise SparkJobError(f"the Spark job failed: {first[:300]}") from exc
+    if [r.task for r in results] != list(tasks):
+        raise SparkJobError(
+            f"the Spark job returned {len(results)} results for {len(tasks)} tasks (lost or duplicated seeds)"
+        )
     return results
 
 

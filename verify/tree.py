@@ -37,6 +37,7 @@ from swagkit.spec.monoid import Monoid, fold
 from . import registry
 from .debug import register_checked
 from .errors import BudgetExceededAt, InvariantViolationAt, ModelMismatchAt
+from .faults import FaultInjector, InjectedFault, with_faults
 from .machine import DEFAULT_MAX_WINDOW, MachineStats, register_machine, run_machine_class
 from .strategies import strategy_for
 
@@ -229,6 +230,11 @@ def make_tree_machine(
         def __init__(self) -> None:
             super().__init__()
             self.monoid = factory()
+            #: generic monoids: the tree gets a combine that can be told to raise once (``combine_raises``)
+            self.faults: FaultInjector | None = None
+            self.tree_monoid = self.monoid
+            if self.monoid.kind is None:
+                self.tree_monoid, self.faults = with_faults(self.monoid)
             self.tree: CheckedTree | None = None
             type(self).stats.examples += 1
 
@@ -242,7 +248,7 @@ def make_tree_machine(
             n = 1 << k
             vs = data.draw(st.lists(values, max_size=n), label="values")
             lifted = [self.monoid.lift(v) for v in vs]  # FlatFAT's leaves are aggregates
-            raw = cls(self.monoid, lifted, n)
+            raw = cls(self.tree_monoid, lifted, n)
             used = int(raw.combine_count)
             assert used == flatfat_new_combines(n), f"new() of {n} leaves used {used} combines, Theorem 4.2(i): n−1"
             self.tree = CheckedTree(raw, monoid=self.monoid, algorithm=algorithm_id,
@@ -274,6 +280,28 @@ def make_tree_machine(
                 pass
             else:
                 raise AssertionError(f"update with location {loc!r} on {n} leaves did not raise IndexError")
+            self._step()
+
+        @precondition(lambda self: self.tree is not None and self.faults is not None)
+        @rule(data=st.data(), k=st.integers(1, 12))
+        def combine_raises(self, data: st.DataObject, k: int) -> None:
+            """The k-th ⊗ of a bulk update (or of the queries after it) raises once: the checked tree requires
+            the update to leave the tree exactly as before, and the queries to answer like the model."""
+            assert self.tree is not None and self.faults is not None
+            n = len(self.tree)
+            pairs = data.draw(st.lists(st.tuples(st.integers(0, n - 1), values), min_size=1, max_size=n + 2),
+                              label="pairs")
+            self.faults.arm(k)
+            try:
+                self.tree.update([(i, self.monoid.lift(v)) for i, v in pairs])
+                i = data.draw(st.integers(0, n - 1), label="i")
+                self.tree.prefix(i)
+                self.tree.suffix(i)
+            except InjectedFault:
+                pass
+            finally:
+                self.faults.disarm()
+            self.tree.aggregate()
             self._step()
 
         @precondition(lambda self: self.tree is not None)
