@@ -58,3 +58,12 @@ def agrees_merge_separator_last(pattern: int) -> bool:
     post: __return__
     """
     return _run_fiba(MergeSeparatorLast, pattern)
+
+
+class ForgetsFailedCombine(FiBA):
+    """FiBA that swallows a ⊗ failing in the middle of its tree surgery and stays usable: its aggregates are stale,
+    so later answers are silently wrong (issue 12). The machines' ``combine_raises`` rule must catch it."""
+
+    def _finish(self) -> None:
+        self._fault = None
+        self._broken = False

@@ -248,3 +248,23 @@ def test_verify_crosshair_stage_reports_a_counterexample(monkeypatch: pytest.Mon
     out, _ = capsys.readouterr()
     assert code == 1
     assert "crosshair: FAILED (exit 1" in out and "agrees_fiba(3)" in out
+
+
+def test_verify_catches_an_out_of_order_structure_that_forgets_a_raising_combine(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The out-of-order machine's ``combine_raises``: after a ⊗ fails mid-surgery the structure must be as
+    before or refuse (BrokenAggregatorError) until repair(); one that carries on with stale aggregates fails."""
+    sys.path.insert(0, os.path.dirname(__file__))
+    try:
+        from planted_bugs import ForgetsFailedCombine
+    finally:
+        sys.path.pop(0)
+    info = registry.AlgorithmInfo("fiba_forgets", "ForgetsFailedCombine", "planted (test only)", "-",
+                                  kind="out_of_order", checker="fiba", budget="fiba", params={"min_arity": 2})
+    with registry.registered(info, {"reference": ForgetsFailedCombine}):
+        code = main(["verify", "--no-spark", "--algorithm", "fiba_forgets", "--monoid", "string_concat",
+                     "--no-laws", "--jobs", "1"])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "state.combine_raises(" in out and "violated" in out  # the stale aggregates, in the shrunk program

@@ -28,7 +28,7 @@ from collections import deque
 from typing import Any, Callable, Iterable, Sequence
 
 from swagkit.spec.checkers import CHECKERS
-from swagkit.spec.errors import BudgetExceeded, EmptyWindowError, InvariantViolation, ModelMismatch
+from swagkit.spec.errors import BrokenAggregatorError, BudgetExceeded, EmptyWindowError, InvariantViolation, ModelMismatch
 from swagkit.spec.fiba_budgets import FiBABudgetMeter
 from swagkit.spec.monoid import Monoid
 from swagkit.spec.ooo import MissingTimeError, TimedWindow, UnorderedBulkError
@@ -169,11 +169,44 @@ class CheckedOutOfOrder:
             raise self._mismatch(op, f"raised {exc!r}, not {error.__name__}") from exc
         raise self._mismatch(op, f"returned instead of raising {error.__name__}")
 
-    def _after_failure(self, op: str, exc: BaseException) -> None:
+    def _after_failure(self, op: str, exc: BaseException, apply: Callable[[], Any] | None = None) -> None:
+        """The aggregator raised: it must agree with the (unchanged) model -- or, if it declares the *refuse*
+        guarantee and now raises :class:`BrokenAggregatorError`, it must refuse queries too, ``salvage()`` the
+        entries before or after the operation (``apply`` applies it to the model), and ``repair()`` to a state
+        that agrees with the model again."""
+        try:
+            self._snapshot()
+        except BrokenAggregatorError:
+            self._recover(op, exc, apply)
+            return
         try:
             self._verify(f"{op} raising {type(exc).__name__}")
         except (InvariantViolation, BudgetExceeded, ModelMismatch) as err:
             raise err from exc
+
+    def _recover(self, op: str, exc: BaseException, apply: Callable[[], Any] | None) -> None:
+        label = f"{op} raising {type(exc).__name__}"
+        try:
+            self.inner.query()
+        except BrokenAggregatorError:
+            pass
+        else:
+            raise self._mismatch(label, "the aggregator refuses snapshot() but still answers query()") from exc
+        salvage, repair = getattr(self.inner, "salvage", None), getattr(self.inner, "repair", None)
+        if not callable(salvage) or not callable(repair):
+            raise self._mismatch(label, "the aggregator refuses (BrokenAggregatorError) but has no salvage()/repair()")
+        held = list(salvage())
+        if held != list(self.model.items()):
+            if apply is not None:
+                try:
+                    apply()
+                except Exception:  # the model refuses the input: the aggregator should have too
+                    pass
+            if held != list(self.model.items()):
+                raise self._mismatch(label, "salvage() holds neither the entries before nor after the operation")
+        repair()
+        self._verified = None
+        self._verify(f"{label}, then repair()")
 
     def _distance(self, time: Any) -> int:
         """FiBA 2019's d of a single operation: entries between ``time`` and the nearer end of the window."""
@@ -190,7 +223,7 @@ class CheckedOutOfOrder:
         try:
             self.inner.insert(time, value)
         except Exception as exc:
-            self._after_failure(op, exc)
+            self._after_failure(op, exc, lambda: self.model.insert(time, value))
             raise
         try:
             self.model.insert(time, value)
@@ -208,7 +241,7 @@ class CheckedOutOfOrder:
         try:
             self.inner.evict()
         except Exception as exc:
-            self._after_failure(op, exc)
+            self._after_failure(op, exc, self.model.evict)
             raise
         self.model.evict()
         self._verify(op)
@@ -224,7 +257,7 @@ class CheckedOutOfOrder:
         try:
             self.inner.remove(time)
         except Exception as exc:
-            self._after_failure(op, exc)
+            self._after_failure(op, exc, lambda: self.model.remove(time))
             raise
         self.model.remove(time)
         self._verify(op)
@@ -237,7 +270,7 @@ class CheckedOutOfOrder:
         try:
             got = self.inner.bulk_evict(time)
         except Exception as exc:
-            self._after_failure(op, exc)
+            self._after_failure(op, exc, lambda: self.model.bulk_evict(time))
             raise
         want = self.model.bulk_evict(time)
         if got != want:
@@ -262,7 +295,7 @@ class CheckedOutOfOrder:
         try:
             self.inner.bulk_insert(items)
         except Exception as exc:
-            self._after_failure(op, exc)
+            self._after_failure(op, exc, lambda: self.model.bulk_insert(items))
             raise
         try:
             self.model.bulk_insert(items)

@@ -32,6 +32,7 @@ from swagkit.spec.library import LIBRARY
 from swagkit.spec.ooo import MissingTimeError, UnorderedBulkError
 
 from . import registry
+from .faults import FaultInjector, InjectedFault, with_faults
 from .machine import DEFAULT_MAX_WINDOW, MachineStats, register_machine, run_machine_class
 from .ooo_debug import KIND, CheckedOutOfOrder, checked_ooo
 from .strategies import strategy_for
@@ -53,6 +54,10 @@ def _to_time(flavor: str, k: int) -> Any:
     return k if k % 2 == 0 else k + 0.5  # ints and floats interleaved, strictly increasing
 
 
+#: operations the ``combine_raises`` rule makes fail
+_FAULT_OPS = ("insert", "insert", "evict", "bulk_evict", "bulk_insert", "range_query", "query")
+
+
 class OutOfOrderMachine(RuleBasedStateMachine):
     """Base of the generated machines; :func:`make_ooo_machine` fills in the class attributes and rules."""
 
@@ -64,10 +69,15 @@ class OutOfOrderMachine(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
-        aggregator = registry.create(
-            self.algorithm_id, LIBRARY[self.monoid_id].factory(), self.implementation, check=False
-        )
-        self.swag: CheckedOutOfOrder = checked_ooo(aggregator, algorithm=self.algorithm_id)
+        plain = LIBRARY[self.monoid_id].factory()
+        #: generic monoids get a combine that can be told to raise once (``combine_raises``); the model and the
+        #: checkers keep the plain monoid
+        self.faults: FaultInjector | None = None
+        monoid = plain
+        if plain.kind is None:
+            monoid, self.faults = with_faults(plain)
+        aggregator = registry.create(self.algorithm_id, monoid, self.implementation, check=False)
+        self.swag: CheckedOutOfOrder = checked_ooo(aggregator, monoid=plain, algorithm=self.algorithm_id)
         self.flavor = "int"
         type(self).stats.examples += 1
 
@@ -254,6 +264,40 @@ def make_ooo_machine(
         def ends(self) -> None:
             self.swag.oldest()
             self.swag.youngest()
+            self._step()
+
+        @precondition(lambda self: self.faults is not None)
+        @rule(k=st.integers(min_value=1, max_value=40), ops=st.lists(st.sampled_from(_FAULT_OPS), min_size=1,
+                                                                     max_size=8), data=st.data())
+        def combine_raises(self, k: int, ops: list[str], data: st.DataObject) -> None:
+            """The k-th ⊗ from now raises once while ``ops`` run: the operation it hits must leave the
+            aggregator as before, or -- if it declares the refuse guarantee -- refuse every call until
+            ``repair()``, with ``salvage()`` holding the entries before or after it (the checked wrapper
+            verifies both against the model). Never a silent wrong answer."""
+            assert self.faults is not None
+            self.faults.arm(k)
+            try:
+                for op in ops:
+                    times = list(self.swag.model.times())
+                    if op == "insert" and self._room() > 0:
+                        self.swag.insert(self._time(data.draw(keys, label="k")), data.draw(values, label="v"))
+                    elif op == "evict" and times:
+                        self.swag.evict()
+                    elif op == "bulk_evict" and times:
+                        self.swag.bulk_evict(data.draw(st.sampled_from(times), label="cut"))
+                    elif op == "bulk_insert" and self._room() > 8:
+                        ks = sorted(data.draw(st.lists(keys, min_size=1, max_size=6), label="ks"))
+                        self.swag.bulk_insert([(self._time(x), data.draw(values, label="v")) for x in ks])
+                    elif op == "range_query":
+                        a, b = sorted((data.draw(keys, label="a"), data.draw(keys, label="b")))
+                        self.swag.range_query(self._time(a), self._time(b))
+                    else:
+                        self.swag.query()
+            except InjectedFault:
+                pass
+            finally:
+                self.faults.disarm()
+            self.swag.query()
             self._step()
 
         @invariant()
