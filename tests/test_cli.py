@@ -268,3 +268,39 @@ def test_verify_catches_an_out_of_order_structure_that_forgets_a_raising_combine
     out = capsys.readouterr().out
     assert code == 1, out
     assert "state.combine_raises(" in out and "violated" in out  # the stale aggregates, in the shrunk program
+
+
+def test_a_selection_that_runs_nothing_exits_3(capsys: pytest.CaptureFixture[str]) -> None:
+    """SlickDeque Inv needs an invertible monoid: with only string_concat nothing can run -- not an OK."""
+    code = main(["verify", "--no-spark", "--algorithm", "slickdeque_inv", "--monoid", "string_concat", *TINY])
+    out, err = capsys.readouterr()
+    assert code == 3, out + err
+    assert "runs no combination" in err and "needs an invertible monoid" in err and "OK" not in out
+
+
+def test_verify_names_the_implementation_it_ran(capsys: pytest.CaptureFixture[str]) -> None:
+    import swagkit.optimized
+
+    code = main(["verify", "--no-spark", "--no-laws", "--algorithm", "daba_lite", "--monoid", "sum_i64", *TINY])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    if swagkit.optimized.COMPILED:
+        assert "implementations: optimized (compiled), reference" in out
+    else:
+        assert "optimized (pure-Python fallback" in out
+
+
+def test_a_failed_spark_job_exits_4_not_1(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A Spark job that fails (lost executors, a worker killed more often than retried) is not a verification
+    result: exit status 4 and a message saying so, never the 1 of a found bug."""
+    from swagkit.verify import spark
+
+    def broken_job(*args: Any, **kwargs: Any) -> Any:
+        raise spark.SparkJobError("the Spark job failed: Python worker exited unexpectedly (crashed)")
+
+    monkeypatch.setattr(spark, "run_on_spark", broken_job)
+    monkeypatch.setattr(spark, "local_session", lambda *a, **k: None)
+    code = main(["verify", "--algorithm", "daba_lite", "--monoid", "sum_i64", "--spark-steps", "20", *TINY])
+    out = capsys.readouterr().out
+    assert code == 4, out
+    assert "spark: FAILED TO RUN (SparkJobError)" in out and "not a verification result" in out

@@ -225,3 +225,29 @@ def test_registry_lists_what_each_structure_guarantees() -> None:
             if info.id == "recalc":
                 continue
             assert getattr(cls, "exception_safety", None) in ("strong", "refuse"), (info.id, impl)
+
+
+@pytest.mark.parametrize("impl", IMPLS, ids=lambda m: m.__name__)
+def test_two_stacks_flip_interrupted_keeps_the_window(impl: Any) -> None:
+    """The issue's reproduction: a combine raising once in the middle of Two-Stacks' flip (a transient fault, a
+    Ctrl-C) made the window bcd answer 'dab'. The flip is now built aside and installed after its last ⊗."""
+    from swagkit.spec.monoid import Monoid
+
+    state = {"calls": 0, "fail_at": 0}
+
+    def flaky(a: str, b: str) -> str:
+        state["calls"] += 1
+        if state["calls"] == state["fail_at"]:
+            raise KeyboardInterrupt
+        return a + b
+
+    for k in (1, 2, 3):
+        ts = impl.TwoStacks(Monoid(identity="", combine=flaky, name="flaky"))
+        ts.insert_many("abcd")
+        snap = ts.snapshot()
+        state["fail_at"] = state["calls"] + k  # the k-th ⊗ of the flip
+        with pytest.raises(KeyboardInterrupt):
+            ts.evict()
+        assert ts.snapshot() == snap and len(ts) == 4 and ts.query() == "abcd"
+        ts.evict()
+        assert ts.query() == "bcd"
