@@ -767,10 +767,12 @@ Finger B-tree aggregator (id ``fiba``; paper 003 with FiBA 2019), compiled: out-
         return agg
 
     def __reduce__(self):
-        return (_restore, (type(self), self.monoid, {"min_arity": self.min_arity}, self.snapshot(), self.ccount))
+        counts = {"combine_count": self.ccount, "touched_count": self.tcount}
+        return (_restore, (type(self), self.monoid, {"min_arity": self.min_arity}, self.snapshot(), counts))
 
     def __copy__(self):
-        return _restore(type(self), self.monoid, {"min_arity": self.min_arity}, self.snapshot(), self.ccount)
+        counts = {"combine_count": self.ccount, "touched_count": self.tcount}
+        return _restore(type(self), self.monoid, {"min_arity": self.min_arity}, self.snapshot(), counts)
 
     def _check(self) -> None:
         """Check every invariant (:func:`swagkit.spec.checkers.fiba.check_fiba`) against the own contents."""

@@ -57,12 +57,17 @@ def guarded(method: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P
     return run
 
 
-def restore(cls: Any, monoid: Any, params: dict[str, Any], snapshot: Any, combine_count: int | None) -> Any:
-    """Rebuild a structure saved by :meth:`Guarded.__reduce__` (also the compiled classes' ``__reduce__``);
-    ``combine_count`` is None for structures that count no ⊗ (paper 004's)."""
+def restore(cls: Any, monoid: Any, params: dict[str, Any], snapshot: Any,
+            counts: int | dict[str, int] | None) -> Any:
+    """Rebuild a structure saved by :meth:`Guarded.__reduce__` (also the compiled classes' ``__reduce__``).
+    ``counts`` is the ``combine_count``, or a dict of every work counter (FiBA's ``touched_count`` too), or None
+    for structures that count no ⊗ (paper 004's)."""
     obj = cls._from_snapshot(monoid, snapshot, **params)
-    if combine_count is not None:
-        obj.combine_count = combine_count
+    if isinstance(counts, dict):
+        for name, value in counts.items():
+            setattr(obj, name, value)
+    elif counts is not None:
+        obj.combine_count = counts
     return obj
 
 
@@ -90,10 +95,14 @@ class Guarded:
     # Subclasses define ``snapshot(self)`` and the classmethod ``_from_snapshot(cls, monoid, snapshot, **params)``
     # with their own precise signatures (not declared here: mypy would hold every override to ``**params: Any``).
 
+    def _counts(self) -> int | dict[str, int] | None:
+        """The work counters a copy keeps: ``combine_count`` (None when the structure counts no ⊗)."""
+        count: int | None = getattr(self, "combine_count", None)
+        return count
+
     def _saved(self) -> tuple[Any, ...]:
-        count = getattr(self, "combine_count", None)
         snapshot: Any = getattr(self, "snapshot")()
-        return (type(self), self._saved_monoid(), self._params(), snapshot, count)
+        return (type(self), self._saved_monoid(), self._params(), snapshot, self._counts())
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (restore, self._saved())

@@ -409,6 +409,10 @@ class FiBA(Guarded):
     def _params(self) -> dict[str, Any]:
         return {"min_arity": self.min_arity}
 
+    def _counts(self) -> dict[str, int]:
+        """Copies keep both work counters."""
+        return {"combine_count": self.combine_count, "touched_count": self.touched_count}
+
     # ====================================================================================== bookkeeping
 
     def _otimes(self, a: Any, b: Any) -> Any:

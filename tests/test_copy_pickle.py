@@ -69,6 +69,9 @@ def test_round_trip_keeps_state_and_independence(case: Case, how: str) -> None:
         assert type(twin) is type(agg)
         assert agg.combine_count == count, f"{how} changed the original's combine_count"
         assert twin.combine_count == count
+        for counter in ("touched_count", "inverse_count"):  # FiBA's node visits, SlickDeque Inv's inverses
+            if hasattr(agg, counter):
+                assert getattr(twin, counter) == getattr(agg, counter), f"{how} lost {counter}"
         assert kind.observe(twin) == state, f"{case} {monoid.name}: {how} changed the state"
         for op in script[half:]:
             assert apply(twin, op) == apply(agg, op), f"{case} {monoid.name}: {how} answers differently at {op!r}"

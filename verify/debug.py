@@ -39,7 +39,7 @@ from typing import Any, Callable, Iterable, Sequence
 from swagkit.spec.adt import FifoSwag
 from swagkit.spec.budgets import BUDGETS, Budget, BudgetMeter, stored_aggregates
 from swagkit.spec.checkers import CHECKERS
-from swagkit.spec.errors import BudgetExceeded, EmptyWindowError, InvariantViolation, ModelMismatch
+from swagkit.spec.errors import BrokenAggregatorError, BudgetExceeded, EmptyWindowError, InvariantViolation, ModelMismatch
 from swagkit.spec.monoid import Monoid, fold
 from swagkit.spec.nonfifo import Handle, InvalidHandleError, OrderedMultisetWindow
 
@@ -305,12 +305,57 @@ class CheckedAggregator:
             else:
                 self._meter.evicts += count
 
-    def _after_failure(self, op: str, exc: BaseException) -> None:
-        """The aggregator raised: it must still agree with the (unchanged) model."""
+    def _after_failure(self, op: str, exc: BaseException, apply: Callable[[], Any] | None = None) -> None:
+        """The aggregator raised: it must still agree with the (unchanged) model -- or, if it declares the
+        *refuse* guarantee and now raises :class:`BrokenAggregatorError`, refuse queries too, ``salvage()`` the
+        contents before or after the operation (``apply`` applies it to the model), and ``repair()`` to a state
+        that agrees with the model again. (A bulk call that took a prefix has already added it to the model.)"""
+        if self._refuses():
+            self._recover(op, exc, apply)
+            return
         try:
             self._verify_state(f"{op} raising {type(exc).__name__}")
         except (InvariantViolation, BudgetExceeded, ModelMismatch) as err:
             raise err from exc
+
+    def _refuses(self) -> bool:
+        try:
+            len(self.inner)
+            if self._has_snapshot:
+                self.inner.snapshot()
+            else:
+                self.inner.query()
+        except BrokenAggregatorError:
+            return True
+        return False
+
+    def _contents(self) -> list[Any]:
+        """What ``salvage()`` must return: the model's lifted values, oldest first."""
+        return list(self.model.values())
+
+    def _holds(self, held: list[Any]) -> bool:
+        want = self._contents()
+        return len(held) == len(want) and all(a == b or self.monoid.eq(a, b) for a, b in zip(held, want))
+
+    def _recover(self, op: str, exc: BaseException, apply: Callable[[], Any] | None) -> None:
+        label = f"{op} raising {type(exc).__name__}"
+        try:
+            self.inner.query()
+        except BrokenAggregatorError:
+            pass
+        else:
+            raise self._mismatch(label, "the aggregator refuses snapshot() but still answers query()") from exc
+        salvage, repair = getattr(self.inner, "salvage", None), getattr(self.inner, "repair", None)
+        if not callable(salvage) or not callable(repair):
+            raise self._mismatch(label, "the aggregator refuses (BrokenAggregatorError) but has no salvage()/repair()")
+        held = list(salvage())
+        if not self._holds(held) and apply is not None:
+            apply()  # not the state before: it must be the one after the operation
+        if not self._holds(held):
+            raise self._mismatch(label, f"salvage() holds {_repr.repr(held)}: neither the model's contents before "
+                                        "nor after the operation")
+        repair()
+        self._verify_state(f"{label}, then repair()")
 
     def _same(self, got: Any, want: Any) -> bool:
         """Whether a query answer matches the model's (see :func:`same_output`)."""
@@ -326,7 +371,7 @@ class CheckedAggregator:
         try:
             self.inner.insert(value)
         except Exception as exc:
-            self._after_failure(op, exc)
+            self._after_failure(op, exc, lambda: self.model.insert(value))
             raise
         used = self._count() - c0
         try:
@@ -350,7 +395,7 @@ class CheckedAggregator:
         except Exception as exc:
             if n == 0:
                 raise self._mismatch(op, f"evict() on an empty window raised {exc!r}, not EmptyWindowError") from exc
-            self._after_failure(op, exc)
+            self._after_failure(op, exc, self.model.evict)
             raise
         if n == 0:
             raise self._mismatch(op, "evict() on an empty window returned instead of raising EmptyWindowError")
@@ -484,6 +529,10 @@ class CheckedNonFifoAggregator(CheckedAggregator):
 
     def _new_model(self, monoid: Monoid[Any, Any, Any]) -> Any:
         return OrderedMultisetWindow(monoid)
+
+    def _contents(self) -> list[Any]:
+        """What ``salvage()`` must return: ``(handle, lifted value)`` pairs of the live elements, oldest first."""
+        return list(zip(self.model.handles(), self.model.values()))
 
     def insert_with_handle(self, value: Any) -> Handle:
         """``inner.insert_with_handle(value)``; the handle must be the model's."""
