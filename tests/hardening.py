@@ -763,10 +763,10 @@ CASES_BY_ID: dict[str, Case] = {str(c): c for c in cases()}
 
 
 def _main(argv: list[str]) -> int:
-    mode, algorithm, implementation = argv
+    mode, algorithm, implementation, *rest = argv
     case = Case(algorithm, implementation)
     if mode == "reentry":
-        print(run_reentry(case), "runs")
+        print(run_reentry(case, every=int(rest[0]) if rest else 1), "runs")
     elif mode == "threads":
         print(run_threads(case))
     else:
