@@ -295,6 +295,7 @@ cdef object st_query_g(State* s, object comb):
 
 
 include "_template.pxi"
+include "_bulk.pxi"
 
 
 cdef class DABA:
@@ -399,22 +400,9 @@ DABA SWAG (id ``daba``), compiled: worst-case O(1) ⊗ per operation, 2n partial
         C, over the raw buffer for ``array.array``/``memoryview``/numpy input of a typed kind. Every value is
         validated (lifted) first, so a refused one changes nothing; if ``combine`` raises at the j-th
         insertion, the first j stay inserted and the exception's note says so."""
-        cdef Py_ssize_t j = 0
         self._enter("insert_many")
         try:
-            if self.kind != K_GENERIC:
-                _insert_many_typed(&self.st, self.kind, values)
-                return
-            lift = self._lift
-            comb = self._combine
-            lifted = [lift(x) for x in values]
-            try:
-                for v in lifted:
-                    st_insert_g(&self.st, v, comb)
-                    j += 1
-            except BaseException as err:
-                err.add_note(f"swagkit daba: insert_many inserted {j} of {len(lifted)} values")
-                raise
+            _insert_many_body(&self.st, self.kind, values, self._lift, self._combine, "daba")
         finally:
             self.st.busy = False
 
@@ -422,24 +410,9 @@ DABA SWAG (id ``daba``), compiled: worst-case O(1) ⊗ per operation, 2n partial
         """Evict the ``count`` oldest values in a C loop. Raises ``EmptyWindowError`` (evicting nothing) when
         fewer than ``count`` are held, ``ValueError``/``TypeError`` for a negative or non-integer count. If
         ``combine`` raises at the j-th eviction, the first j stay evicted (the exception's note says so)."""
-        cdef Py_ssize_t j = 0, k
         self._enter("evict_many")
         try:
-            wanted = _check_count(count)  # a Python int: 2**70 is too many, not an overflow
-            if wanted > self.st.d.n:
-                raise EmptyWindowError(f"daba: evict_many({wanted}) on a window of {self.st.d.n}")
-            k = wanted
-            if self.kind != K_GENERIC:
-                for j in range(k):
-                    st_evict_t(&self.st, self.kind)
-                return
-            try:
-                while j < k:
-                    st_evict_g(&self.st, self._combine)
-                    j += 1
-            except BaseException as err:
-                err.add_note(f"swagkit daba: evict_many evicted {j} of {k} values")
-                raise
+            _evict_many_body(&self.st, self.kind, count, self._combine, "daba")
         finally:
             self.st.busy = False
 

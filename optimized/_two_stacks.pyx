@@ -205,6 +205,7 @@ cdef object st_query_g(State* s, object comb):
 
 
 include "_template.pxi"
+include "_bulk.pxi"
 
 
 cdef class TwoStacks:
@@ -306,25 +307,12 @@ Two-Stacks SWAG (id ``two_stacks``), compiled: amortized O(1), worst-case O(n) â
 
     def insert_many(self, values: Iterable[In]) -> None:
         """Insert each of ``values`` in order (same âŠ— sequence as that many ``insert`` calls); the loop runs in
-        C, over the raw buffer for ``array.array``/``memoryview`` input of a typed kind. Every value is
+        C, over the raw buffer for ``array.array``/``memoryview``/numpy input of a typed kind. Every value is
         validated (lifted) first, so a refused one changes nothing; if ``combine`` raises at the j-th
         insertion, the first j stay inserted and the exception's note says so."""
-        cdef Py_ssize_t j = 0
         self._enter("insert_many")
         try:
-            if self.kind != K_GENERIC:
-                _insert_many_typed(&self.st, self.kind, values)
-                return
-            lift = self._lift
-            comb = self._combine
-            lifted = [lift(x) for x in values]
-            try:
-                for v in lifted:
-                    st_insert_g(&self.st, v, comb)
-                    j += 1
-            except BaseException as err:
-                err.add_note(f"swagkit two_stacks: insert_many inserted {j} of {len(lifted)} values")
-                raise
+            _insert_many_body(&self.st, self.kind, values, self._lift, self._combine, "two_stacks")
         finally:
             self.st.busy = False
 
@@ -332,24 +320,9 @@ Two-Stacks SWAG (id ``two_stacks``), compiled: amortized O(1), worst-case O(n) â
         """Evict the ``count`` oldest values in a C loop. Raises ``EmptyWindowError`` (evicting nothing) when
         fewer than ``count`` are held, ``ValueError``/``TypeError`` for a negative or non-integer count. If
         ``combine`` raises at the j-th eviction, the first j stay evicted (the exception's note says so)."""
-        cdef Py_ssize_t j = 0, k
         self._enter("evict_many")
         try:
-            wanted = _check_count(count)  # a Python int: 2**70 is too many, not an overflow
-            if wanted > st_len(&self.st):
-                raise EmptyWindowError(f"two_stacks: evict_many({wanted}) on a window of {st_len(&self.st)}")
-            k = wanted
-            if self.kind != K_GENERIC:
-                for j in range(k):
-                    st_evict_t(&self.st, self.kind)
-                return
-            try:
-                while j < k:
-                    st_evict_g(&self.st, self._combine)
-                    j += 1
-            except BaseException as err:
-                err.add_note(f"swagkit two_stacks: evict_many evicted {j} of {k} values")
-                raise
+            _evict_many_body(&self.st, self.kind, count, self._combine, "two_stacks")
         finally:
             self.st.busy = False
 

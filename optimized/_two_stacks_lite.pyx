@@ -163,6 +163,7 @@ cdef object st_query_g(State* s, object comb):
 
 
 include "_template.pxi"
+include "_bulk.pxi"
 
 
 cdef class TwoStacksLite:
@@ -269,22 +270,9 @@ Two-Stacks Lite SWAG (id ``two_stacks_lite``), compiled: amortized O(1), worst-c
         C, over the raw buffer for ``array.array``/``memoryview``/numpy input of a typed kind. Every value is
         validated (lifted) first, so a refused one changes nothing; if ``combine`` raises at the j-th
         insertion, the first j stay inserted and the exception's note says so."""
-        cdef Py_ssize_t j = 0
         self._enter("insert_many")
         try:
-            if self.kind != K_GENERIC:
-                _insert_many_typed(&self.st, self.kind, values)
-                return
-            lift = self._lift
-            comb = self._combine
-            lifted = [lift(x) for x in values]
-            try:
-                for v in lifted:
-                    st_insert_g(&self.st, v, comb)
-                    j += 1
-            except BaseException as err:
-                err.add_note(f"swagkit two_stacks_lite: insert_many inserted {j} of {len(lifted)} values")
-                raise
+            _insert_many_body(&self.st, self.kind, values, self._lift, self._combine, "two_stacks_lite")
         finally:
             self.st.busy = False
 
@@ -292,24 +280,9 @@ Two-Stacks Lite SWAG (id ``two_stacks_lite``), compiled: amortized O(1), worst-c
         """Evict the ``count`` oldest values in a C loop. Raises ``EmptyWindowError`` (evicting nothing) when
         fewer than ``count`` are held, ``ValueError``/``TypeError`` for a negative or non-integer count. If
         ``combine`` raises at the j-th eviction, the first j stay evicted (the exception's note says so)."""
-        cdef Py_ssize_t j = 0, k
         self._enter("evict_many")
         try:
-            wanted = _check_count(count)  # a Python int: 2**70 is too many, not an overflow
-            if wanted > self.st.d.n:
-                raise EmptyWindowError(f"two_stacks_lite: evict_many({wanted}) on a window of {self.st.d.n}")
-            k = wanted
-            if self.kind != K_GENERIC:
-                for j in range(k):
-                    st_evict_t(&self.st, self.kind)
-                return
-            try:
-                while j < k:
-                    st_evict_g(&self.st, self._combine)
-                    j += 1
-            except BaseException as err:
-                err.add_note(f"swagkit two_stacks_lite: evict_many evicted {j} of {k} values")
-                raise
+            _evict_many_body(&self.st, self.kind, count, self._combine, "two_stacks_lite")
         finally:
             self.st.busy = False
 
