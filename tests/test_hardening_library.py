@@ -36,7 +36,7 @@ from swagkit.verify import registry
 
 IMPLS = [ref, opt]
 #: every class that takes a monoid as its first argument, in both implementations
-MONOID_CLASSES = ["TwoStacks", "TwoStacksLite", "DABA", "DABALite", "FlatFIT", "SlickDequeNonInv", "FlatFAT",
+MONOID_CLASSES = ["TwoStacks", "TwoStacksLite", "DABA", "DABALite", "FlatFIT", "SlickDequeInv", "SlickDequeNonInv", "FlatFAT",
                   "ReactiveAggregator", "FiBA", "FiBALoop"]
 FIFO = ["TwoStacks", "TwoStacksLite", "DABA", "DABALite", "FlatFIT", "ReactiveAggregator"]
 
