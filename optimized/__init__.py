@@ -9,7 +9,7 @@ identical, so float results are bit-identical), plus ``COMPILED``:
   pure-Python fallback, which is also used when the extensions cannot be imported (e.g. built without a C
   compiler): then importing this package warns with :class:`PurePythonFallbackWarning` (100-700x slower), and
   ``FALLBACK_REASONS`` maps each missing extension to its import error.
-* Typed monoids (``monoid.kind`` in ``sum_f64, max_f64, min_f64, sum_i64, max_i64, min_i64``) store C doubles /
+* Typed monoids (``monoid.fast_path`` in ``sum_f64, max_f64, min_f64, sum_i64, max_i64, min_i64``) store C doubles /
   int64 and call no Python function per ⊗; other monoids call ``monoid.combine``.
 * DABA, DABA Lite and Two-Stacks Lite use a chunked array (worst-case O(1) pointer operations, Definition 1);
   Two-Stacks uses two growable arrays (it is amortized anyway).

@@ -305,7 +305,7 @@ cdef class DABA:
 DABA SWAG (id ``daba``), compiled: worst-case O(1) ⊗ per operation, 2n partial aggregates
     (paper 000 §5, Theorem 5.2).
 
-    Typed monoids (``monoid.kind`` in sum/max/min × f64/i64) run without any Python call per ⊗; any other
+    Typed monoids (``monoid.fast_path`` in sum/max/min × f64/i64) run without any Python call per ⊗; any other
     monoid calls ``monoid.combine``. API, snapshots, ``combine_count``, exception safety (strong: every ⊗ of an
     operation is computed before anything changes) and the re-entry guard are those of
     :class:`swagkit.reference.DABA`; copies and pickles go by snapshot.

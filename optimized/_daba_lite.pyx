@@ -269,7 +269,7 @@ cdef class DABALite:
 DABA Lite SWAG (id ``daba_lite``), compiled: worst-case O(1) ⊗ per operation, n+2 partial aggregates
     (paper 000 §6, Theorem 6.2).
 
-    Typed monoids (``monoid.kind`` in sum/max/min × f64/i64) run without any Python call per ⊗; any other
+    Typed monoids (``monoid.fast_path`` in sum/max/min × f64/i64) run without any Python call per ⊗; any other
     monoid calls ``monoid.combine``. API, snapshots, ``combine_count``, exception safety (strong: every ⊗ of an
     operation is computed before anything changes) and the re-entry guard are those of
     :class:`swagkit.reference.DABALite`; copies and pickles go by snapshot.

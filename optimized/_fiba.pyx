@@ -8,7 +8,7 @@ spine) with their entry counts, a deferred free list of dead nodes, bulk evict (
 sibling and non-sibling merges, make node / child root, pass down) and bulk insert (one sweep of finger searches,
 level-by-level treelets grouped by target node, Claim 1 splits, pass down).
 
-Values: typed monoids (``monoid.kind`` in sum/max/min × f64/i64) store C doubles / int64 and call no Python
+Values: typed monoids (``monoid.fast_path`` in sum/max/min × f64/i64) store C doubles / int64 and call no Python
 function per ⊗; any other monoid stores Python objects and calls ``monoid.combine``. Timestamps: the first
 timestamp of an empty window decides their representation -- C int64 for ``int`` (in range), C double for
 ``float``, Python objects otherwise; a later timestamp of another type switches the tree to Python objects once
@@ -201,7 +201,7 @@ cdef class FiBA:
 Finger B-tree aggregator (id ``fiba``; paper 003 with FiBA 2019), compiled: out-of-order timestamped
     window with bulk eviction and bulk insertion.
 
-    Typed monoids (``monoid.kind`` in sum/max/min × f64/i64) run without any Python call per ⊗; int or float
+    Typed monoids (``monoid.fast_path`` in sum/max/min × f64/i64) run without any Python call per ⊗; int or float
     timestamps are compared in C. API, snapshots, ``combine_count`` and ``touched_count`` are those of
     :class:`swagkit.reference.FiBA` (``slide`` returns an ``array.array`` for typed kinds), and so are the
     exception safety (``"refuse"``: after a ⊗ failed, every update and query raises ``BrokenAggregatorError``

@@ -290,7 +290,7 @@ cdef class FlatFIT:
 FlatFIT SWAG (id ``flatfit``), resizable, compiled: no ⊗ on insert/evict, at most n − 1 (amortized O(1)) per
     query; n partial aggregates and n pointers in a buffer of at most max(2, 4n) slots (papers 001 §2, 000 §7).
 
-    Typed monoids (``monoid.kind`` in sum/max/min × f64/i64) run without any Python call per ⊗; any other
+    Typed monoids (``monoid.fast_path`` in sum/max/min × f64/i64) run without any Python call per ⊗; any other
     monoid calls ``monoid.combine``. API, snapshots, ``combine_count``, exception safety (strong) and the
     re-entry guard are those of :class:`swagkit.reference.FlatFIT`; copies and pickles go by snapshot.
     """

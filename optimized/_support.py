@@ -24,8 +24,8 @@ DEFAULT_LOWER: Any = next(f.default for f in fields(Monoid) if f.name == "lower"
 
 
 def typed_kind(monoid: Any) -> int:
-    """Code of ``monoid.kind`` when it names a typed fast path, else 0 (generic)."""
-    kind = getattr(monoid, "kind", None)
+    """Code of ``monoid.fast_path`` when it names a typed fast path, else 0 (generic)."""
+    kind = getattr(monoid, "fast_path", None)
     if isinstance(kind, str):
         return TYPED_KINDS.get(kind, 0)
     return 0

@@ -215,7 +215,7 @@ cdef class TwoStacks:
 Two-Stacks SWAG (id ``two_stacks``), compiled: amortized O(1), worst-case O(n) ⊗ per operation, 2n
     partial aggregates (paper 000 §3, Theorem 3.2).
 
-    Typed monoids (``monoid.kind`` in sum/max/min × f64/i64) run without any Python call per ⊗; any other
+    Typed monoids (``monoid.fast_path`` in sum/max/min × f64/i64) run without any Python call per ⊗; any other
     monoid calls ``monoid.combine``. API, snapshots, ``combine_count``, exception safety (strong) and the
     re-entry guard are those of :class:`swagkit.reference.TwoStacks`; copies and pickles go by snapshot.
     """

@@ -173,7 +173,7 @@ cdef class TwoStacksLite:
 Two-Stacks Lite SWAG (id ``two_stacks_lite``), compiled: amortized O(1), worst-case O(n) ⊗ per operation,
     n+1 partial aggregates (paper 000 §4, Theorem 4.2).
 
-    Typed monoids (``monoid.kind`` in sum/max/min × f64/i64) run without any Python call per ⊗; any other
+    Typed monoids (``monoid.fast_path`` in sum/max/min × f64/i64) run without any Python call per ⊗; any other
     monoid calls ``monoid.combine``. API, snapshots, ``combine_count``, exception safety (strong: the flip
     computes its suffix aggregates aside, up to n−1 transient references, before writing them) and the
     re-entry guard are those of :class:`swagkit.reference.TwoStacksLite`; copies and pickles go by snapshot.

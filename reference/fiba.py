@@ -144,7 +144,7 @@ def _typed_check(monoid: Any) -> Any:
     compiled implementation validates (and converts) stored values with."""
     from swagkit.spec.library import as_f64, as_i64
 
-    kind = getattr(monoid, "kind", None)
+    kind = getattr(monoid, "fast_path", None)
     if kind not in _TYPED_KINDS:
         return None
     check = as_f64 if kind.endswith("f64") else as_i64

@@ -91,7 +91,7 @@ _I64 = ("sum_i64", "max_i64", "min_i64")
 def agg_validator(monoid: Monoid[Any, Any, Any]) -> Callable[[Any], Any] | None:
     """``as_f64``/``as_i64`` for a typed kind whose identity validates (the compiled fast path's condition),
     else ``None`` (generic: values are stored as given)."""
-    kind = getattr(monoid, "kind", None)
+    kind = getattr(monoid, "fast_path", None)
     check: Callable[[Any], Any] | None = as_f64 if kind in _F64 else as_i64 if kind in _I64 else None
     if check is None:
         return None

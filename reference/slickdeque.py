@@ -118,7 +118,7 @@ def restored_value_check(monoid: Any) -> Callable[[Any], Any] | None:
     float, or what ``as_f64`` accepts, for the f64 kinds (a stored aggregate may be NaN: ``inf + -inf``);
     ``as_i64`` for the i64 kinds. None for every other monoid (stored values are not checked). Shared by both
     implementations, so both refuse the same snapshots with the same exception."""
-    kind = getattr(monoid, "kind", None)
+    kind = getattr(monoid, "fast_path", None)
     if not isinstance(kind, str) or kind not in _TYPED_KINDS:
         return None
     f64 = kind.endswith("_f64")

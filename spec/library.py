@@ -259,7 +259,7 @@ def sum_f64() -> Monoid[Any, float, float]:
         commutative=True,
         eq=float_close,
         tolerance="rel 1e-9, abs 1e-9",
-        kind="sum_f64",
+        fast_path="sum_f64",
     )
 
 
@@ -269,12 +269,12 @@ def _min(a: Any, b: Any) -> Any:
 
 def max_f64() -> Monoid[Any, float, float]:
     """float64 maximum (identity ``-inf``). Exact: max never rounds."""
-    return Monoid(identity=-math.inf, combine=_max, lift=as_f64, name="max_f64", commutative=True, selective=True, kind="max_f64")
+    return Monoid(identity=-math.inf, combine=_max, lift=as_f64, name="max_f64", commutative=True, selective=True, fast_path="max_f64")
 
 
 def min_f64() -> Monoid[Any, float, float]:
     """float64 minimum (identity ``+inf``)."""
-    return Monoid(identity=math.inf, combine=_min, lift=as_f64, name="min_f64", commutative=True, selective=True, kind="min_f64")
+    return Monoid(identity=math.inf, combine=_min, lift=as_f64, name="min_f64", commutative=True, selective=True, fast_path="min_f64")
 
 
 def _add64(a: int, b: int) -> int:
@@ -295,18 +295,18 @@ def sum_i64() -> Monoid[Any, int, int]:
         commutative=True,
         invertible=True,
         inverse=_neg64,
-        kind="sum_i64",
+        fast_path="sum_i64",
     )
 
 
 def max_i64() -> Monoid[Any, int, int]:
     """int64 maximum (identity ``-2**63``)."""
-    return Monoid(identity=INT64_MIN, combine=_max, lift=as_i64, name="max_i64", commutative=True, selective=True, kind="max_i64")
+    return Monoid(identity=INT64_MIN, combine=_max, lift=as_i64, name="max_i64", commutative=True, selective=True, fast_path="max_i64")
 
 
 def min_i64() -> Monoid[Any, int, int]:
     """int64 minimum (identity ``2**63 - 1``)."""
-    return Monoid(identity=INT64_MAX, combine=_min, lift=as_i64, name="min_i64", commutative=True, selective=True, kind="min_i64")
+    return Monoid(identity=INT64_MAX, combine=_min, lift=as_i64, name="min_i64", commutative=True, selective=True, fast_path="min_i64")
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -72,9 +72,9 @@ class Monoid(Generic[In, Agg, Out]):
     eq:
         Equality on aggregates used by checkers; exact ``==`` by default. Float monoids pass a tolerant
         comparison and state the tolerance in ``tolerance``.
-    kind:
+    fast_path:
         A tag such as ``"sum_f64"`` that lets :mod:`swagkit.optimized` pick a typed fast path in which no Python
-        call happens per combine. ``None`` means "generic".
+        call happens per combine (C doubles or int64). ``None`` means "generic": ``combine`` is called.
     """
 
     identity: Agg
@@ -88,7 +88,7 @@ class Monoid(Generic[In, Agg, Out]):
     inverse: Callable[[Agg], Agg] | None = None
     eq: Callable[[Agg, Agg], bool] = field(default=_exact_eq)
     tolerance: str = "exact"
-    kind: str | None = None
+    fast_path: str | None = None
 
     def __post_init__(self) -> None:
         if self.invertible and self.inverse is None:
@@ -175,7 +175,7 @@ class CombineCounter:
 def counted(monoid: Monoid[In, Agg, Out]) -> tuple[Monoid[In, Agg, Out], CombineCounter]:
     """Wrap ``monoid`` so every ``combine`` call is counted (budgets of 000 Theorems 3.2–6.2).
 
-    The wrapped monoid has ``kind=None`` so that optimized code takes the generic path and really calls it.
+    The wrapped monoid has ``fast_path=None`` so that optimized code takes the generic path and really calls it.
 
     >>> from swagkit.spec.library import sum_monoid
     >>> m, counter = counted(sum_monoid())
@@ -189,7 +189,7 @@ def counted(monoid: Monoid[In, Agg, Out]) -> tuple[Monoid[In, Agg, Out], Combine
         counter.calls += 1
         return inner(a, b)
 
-    return replace(monoid, combine=combine, kind=None, name=monoid.name), counter
+    return replace(monoid, combine=combine, fast_path=None, name=monoid.name), counter
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -48,7 +48,7 @@ def require_selective(monoid: Monoid[Any, Any, Any], algorithm: str = "slickdequ
     if monoid.selective:
         return
     alternatives = list(GENERAL_ALGORITHMS)
-    if monoid.invertible or monoid.kind == "sum_f64":
+    if monoid.invertible or monoid.fast_path == "sum_f64":
         alternatives.insert(0, "slickdeque_inv")
     raise UnsupportedMonoidError(
         f"{algorithm} needs a selective monoid (a ⊗ b is always a or b, e.g. max, min, argmax, first); "
@@ -59,7 +59,7 @@ def require_selective(monoid: Monoid[Any, Any, Any], algorithm: str = "slickdequ
 
 def require_invertible(monoid: Monoid[Any, Any, Any], algorithm: str = "slickdeque_inv") -> None:
     """Raise :class:`UnsupportedMonoidError` unless ``monoid`` is invertible (or the drift-controlled ``sum_f64``)."""
-    if (monoid.invertible and monoid.inverse is not None) or monoid.kind == "sum_f64":
+    if (monoid.invertible and monoid.inverse is not None) or monoid.fast_path == "sum_f64":
         return
     alternatives = list(GENERAL_ALGORITHMS)
     if monoid.selective:

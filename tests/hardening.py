@@ -75,9 +75,9 @@ class Faulty:
 
 
 def faulty(monoid: Monoid[Any, Any, Any]) -> tuple[Monoid[Any, Any, Any], Faulty]:
-    """``monoid`` with a :class:`Faulty` combine (``kind=None``: the compiled code takes its generic path)."""
+    """``monoid`` with a :class:`Faulty` combine (``fast_path=None``: the compiled code takes its generic path)."""
     f = Faulty(monoid.combine)
-    return replace(monoid, combine=f, kind=None), f
+    return replace(monoid, combine=f, fast_path=None), f
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -683,7 +683,7 @@ def run_threads(case: Case, seconds: float = 1.0, seed: int = 0) -> dict[str, in
         time.sleep(0)
         return inner.combine(a, b)
 
-    monoid = replace(inner, combine=slow, kind=None)
+    monoid = replace(inner, combine=slow, fast_path=None)
     agg = case.cls(monoid, **case.info.params)
     model = FifoModel(monoid)
     if case.algorithm.startswith("slickdeque_inv"):

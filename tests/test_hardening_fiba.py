@@ -93,7 +93,7 @@ class Trap:
 
 def trapped(monoid: Monoid[Any, Any, Any]) -> tuple[Monoid[Any, Any, Any], Trap]:
     trap = Trap(monoid.combine)
-    return dataclasses.replace(monoid, combine=trap, kind=None), trap
+    return dataclasses.replace(monoid, combine=trap, fast_path=None), trap
 
 
 class Boom(Exception):
@@ -582,7 +582,7 @@ def _threads(impl: str) -> None:
         time.sleep(0)
         return inner.combine(a, b)
 
-    monoid = dataclasses.replace(inner, combine=slow, kind=None)
+    monoid = dataclasses.replace(inner, combine=slow, fast_path=None)
     agg = make(impl, monoid, 2)
     model: TimedWindow[Any, Any, Any] = TimedWindow(monoid)
     stop = threading.Event()

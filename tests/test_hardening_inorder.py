@@ -74,7 +74,7 @@ class Trap:
 
 def trapped(monoid: Monoid[Any, Any, Any]) -> tuple[Monoid[Any, Any, Any], Trap]:
     trap = Trap(monoid.combine)
-    return dataclasses.replace(monoid, combine=trap, kind=None), trap
+    return dataclasses.replace(monoid, combine=trap, fast_path=None), trap
 
 
 def boom() -> None:
@@ -487,7 +487,7 @@ def test_round_trips(impl: types.ModuleType, name: str, how: str) -> None:
         assert type(twin) is type(agg)
         assert twin.snapshot() == snap and len(twin) == len(agg) and twin.combine_count == count
         assert agg.combine_count == count
-        if how == "copy" and monoid.kind is None:
+        if how == "copy" and monoid.fast_path is None:
             assert twin.monoid is agg.monoid
         for _ in range(3):
             for a in (agg, twin):

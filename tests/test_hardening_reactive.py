@@ -88,7 +88,7 @@ class Faulty:
 
 def faulty(monoid: Monoid[Any, Any, Any]) -> tuple[Monoid[Any, Any, Any], Faulty]:
     f = Faulty(monoid.combine)
-    return replace(monoid, combine=f, kind=None), f
+    return replace(monoid, combine=f, fast_path=None), f
 
 
 def next_handle(agg: Any) -> int:
@@ -522,7 +522,7 @@ def test_reentry_from_remove_many_and_batch_is_refused(impl: str) -> None:
                     else:
                         raise AssertionError("re-entrant call accepted")
             return a + b
-        ra = mod.ReactiveAggregator(replace(string_concat(), combine=comb, kind=None), min_capacity=8)
+        ra = mod.ReactiveAggregator(replace(string_concat(), combine=comb, fast_path=None), min_capacity=8)
         ra.insert_many("abcdef")
         box["ra"] = ra
         ra.remove_many([1, 4])

@@ -108,7 +108,7 @@ class Faulty:
             assert inverse is not None
             return inverse(a)
 
-        self.monoid = replace(monoid, combine=comb, inverse=inv if inverse is not None else None, kind=None)
+        self.monoid = replace(monoid, combine=comb, inverse=inv if inverse is not None else None, fast_path=None)
 
     def _tick(self, what: str, args: Any) -> None:
         self.calls += 1

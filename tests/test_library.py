@@ -131,10 +131,10 @@ def test_declared_properties_table() -> None:
         assert (m.commutative, m.invertible, m.selective) == (c, i, s), monoid_id
 
 
-def test_typed_kinds_are_kept() -> None:
+def test_typed_fast_paths_are_kept() -> None:
     for k in ("sum_f64", "max_f64", "min_f64", "sum_i64", "max_i64", "min_i64"):
-        assert LIBRARY[k].factory().kind == k
-    assert all(LIBRARY[k].factory().kind is None for k in LIBRARY if not k.endswith(("_f64", "_i64")))
+        assert LIBRARY[k].factory().fast_path == k
+    assert all(LIBRARY[k].factory().fast_path is None for k in LIBRARY if not k.endswith(("_f64", "_i64")))
 
 
 def test_neutral_is_a_singleton_through_copy_and_pickle() -> None:

@@ -49,7 +49,7 @@ MONOIDS: dict[str, Callable[[], Monoid[Any, Any, Any]]] = {
     "string_concat": string_concat,
     "max_count": max_count,
     **TYPED,
-    "counted_sum_f64": lambda: counted(sum_f64())[0],  # kind=None: generic path over floats
+    "counted_sum_f64": lambda: counted(sum_f64())[0],  # fast_path=None: generic path over floats
     "sum_f64_neg_lower": lambda: replace(sum_f64(), lower=_neg_lower),  # typed, but lower must be called
 }
 

@@ -40,7 +40,7 @@ INV: dict[str, Callable[[], Monoid[Any, Any, Any]]] = {
     "sum_i64": sum_i64,
     "sum": sum_monoid,
     # generic path over floats: a user declaring float sum invertible (no typed kind, no recomputation)
-    "generic_sum_f64": lambda: replace(sum_f64(), kind=None, invertible=True, inverse=lambda x: -x),
+    "generic_sum_f64": lambda: replace(sum_f64(), fast_path=None, invertible=True, inverse=lambda x: -x),
 }
 NONINV: dict[str, Callable[[], Monoid[Any, Any, Any]]] = {
     "max_f64": max_f64,
@@ -191,7 +191,7 @@ def test_window_array_matches_reference(window: int) -> None:
         want = ref.window_array(getattr(ref, cls), m, data, window)
         got = opt.window_array(getattr(opt, cls), m, data, window)
         assert _bits(list(got)) == _bits(list(want))
-        if m.kind is not None:
+        if m.fast_path is not None:
             assert isinstance(got, array.array)
 
 

@@ -470,7 +470,7 @@ def list_command(args: argparse.Namespace, out: TextIO) -> int:
             has_strategy = "yes"
         except KeyError:
             has_strategy = "no"
-        rows.append([mid, props, m.tolerance, m.kind or "-", has_strategy])
+        rows.append([mid, props, m.tolerance, m.fast_path or "-", has_strategy])
     print("\nMonoids:", file=out)
     print("\n".join("  " + ln for ln in _table(rows, right=set())), file=out)
     rows = [["implementation", "module", "provides", "compiled", "description"]]

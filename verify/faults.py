@@ -67,6 +67,6 @@ class FaultInjector:
 
 
 def with_faults(monoid: Monoid[Any, Any, Any]) -> tuple[Monoid[Any, Any, Any], FaultInjector]:
-    """``monoid`` with a :class:`FaultInjector` as ``combine`` (and ``kind=None``), and the injector."""
+    """``monoid`` with a :class:`FaultInjector` as ``combine`` (and ``fast_path=None``), and the injector."""
     injector = FaultInjector(monoid.combine)
-    return replace(monoid, combine=injector, kind=None), injector
+    return replace(monoid, combine=injector, fast_path=None), injector

@@ -90,7 +90,7 @@ class SwagMachine(RuleBasedStateMachine):
         #: and the checkers use the plain monoid, so only the aggregator ever sees the fault
         self.faults: FaultInjector | None = None
         monoid = plain
-        if plain.kind is None:
+        if plain.fast_path is None:
             monoid, self.faults = with_faults(plain)
         aggregator = registry.create(self.algorithm_id, monoid, self.implementation, check=False)
         self.swag: CheckedAggregator = checked(aggregator, monoid=plain, algorithm=self.algorithm_id)

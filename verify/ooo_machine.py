@@ -74,7 +74,7 @@ class OutOfOrderMachine(RuleBasedStateMachine):
         #: checkers keep the plain monoid
         self.faults: FaultInjector | None = None
         monoid = plain
-        if plain.kind is None:
+        if plain.fast_path is None:
             monoid, self.faults = with_faults(plain)
         aggregator = registry.create(self.algorithm_id, monoid, self.implementation, check=False)
         self.swag: CheckedOutOfOrder = checked_ooo(aggregator, monoid=plain, algorithm=self.algorithm_id)

@@ -233,7 +233,7 @@ def make_tree_machine(
             #: generic monoids: the tree gets a combine that can be told to raise once (``combine_raises``)
             self.faults: FaultInjector | None = None
             self.tree_monoid = self.monoid
-            if self.monoid.kind is None:
+            if self.monoid.fast_path is None:
                 self.tree_monoid, self.faults = with_faults(self.monoid)
             self.tree: CheckedTree | None = None
             type(self).stats.examples += 1
