@@ -6,13 +6,15 @@
   :class:`TimestampedWindow`.
 * :mod:`.ooo` -- the out-of-order timestamped window ADT model (:class:`~swagkit.spec.ooo.TimedWindow`) of FiBA;
   :mod:`.fiba` / :mod:`.fiba_budgets` -- FiBA's split decomposition (Claim 1) and operation budgets.
+* :mod:`.algorithms` -- one card per algorithm (title, paper, class, ADT, snapshot, checker, budget, space
+  rule, guarantees, requirements); the tables below are read off the cards.
 * :mod:`.snapshots` -- plain state snapshots; :mod:`.checkers` -- per-algorithm invariant checkers;
   :mod:`.budgets` -- combine-call budgets and space claims from the theorems.
 """
 
 from .adt import FifoSwag, TimestampedWindow
-from .budgets import BUDGETS, Budget, BudgetMeter, stored_aggregates
-from .checkers import CHECKERS
+from .algorithms import BUDGETS, CHECKERS, stored_aggregates  # first: fills checkers.CHECKERS from the cards
+from .budgets import Budget, BudgetMeter
 from .errors import (
     BrokenAggregatorError,
     BudgetExceeded,

@@ -150,3 +150,114 @@ def test_guarantees_markdown() -> None:
     table = registry.guarantees_markdown().splitlines()
     assert len(table) == 2 + len(registry.ALGORITHMS)
     assert "| DABA | `daba` | 000 §5 (Thm 5.2) | 1 | 4 | 3 |" in table[5]
+
+
+# ------------------------------------------------------------------------------------ the algorithm cards
+
+def test_every_card_module_is_listed() -> None:
+    """A card module missing from CARD_MODULES would be silently ignored: every module but ``card`` is listed."""
+    import pkgutil
+
+    import swagkit.spec.algorithms as algorithms
+
+    modules = {m.name for m in pkgutil.iter_modules(algorithms.__path__)} - {"card"}
+    assert modules == set(algorithms.CARD_MODULES)
+    assert len(algorithms.CARD_MODULES) == len(set(algorithms.CARD_MODULES))
+
+
+def test_the_registry_is_read_off_the_cards() -> None:
+    from swagkit.spec.algorithms import CARDS
+
+    from_cards = [a for a, info in registry.ALGORITHMS.items() if info.card is not None]
+    assert from_cards == [c.id for c in CARDS] == registry.algorithm_ids()[: len(CARDS)]
+    for card in CARDS:
+        info = registry.algorithm(card.id)
+        assert info.card is card and info == AlgorithmInfo.from_card(card)
+        assert (info.checker, info.budget, info.kind) == (card.checker_id, card.budget_id, card.kind)
+    # FiBA's μ variants are cards of the fiba module; the Reactive Aggregator's ADT extends the FIFO one
+    assert [registry.algorithm(a).params["min_arity"] for a in ("fiba", "fiba_mu2", "fiba_mu8")] == [4, 2, 8]
+    reactive = registry.algorithm("reactive").card
+    assert reactive is not None and (reactive.adt, reactive.kind) == ("handles", "fifo")
+
+
+def test_checkers_budgets_and_space_rules_are_read_off_the_cards() -> None:
+    import swagkit.spec
+    import swagkit.spec.algorithms as algorithms
+    from swagkit.spec import stored_aggregates
+
+    assert CHECKERS is swagkit.spec.CHECKERS is algorithms.CHECKERS
+    assert BUDGETS is swagkit.spec.BUDGETS is algorithms.BUDGETS
+    assert CHECKERS == {c.checker_id: c.checker for c in algorithms.CARDS if c.checker_id is not None}
+    assert BUDGETS == {c.budget_id: c.budget for c in algorithms.CARDS if c.budget is not None}
+    assert set(CHECKERS) == set(BUDGETS) | {"fiba"}  # FiBA's budgets are swagkit.spec.fiba_budgets'
+    for card in algorithms.CARDS:
+        if card.budget is not None:
+            assert card.stored is not None and card.budget.algorithm == card.budget_id
+    rules = {c.snapshot: c.stored for c in algorithms.CARDS if c.stored is not None}
+    assert len(rules) == 10 and algorithms.card("flatfat").stored is not None  # the 9 budgets' + FlatFAT's
+
+    from swagkit.spec.snapshots import FiBANodeState, FiBAState, TwoStacksLiteState
+
+    class Derived(TwoStacksLiteState):
+        pass
+
+    assert stored_aggregates(Derived(deque=("a", "ab"), F=0, B=1, E=2, aggB="b")) == 3  # a subclass: its base's rule
+    empty = FiBAState(2, FiBANodeState(0, None, (), (), None, 0, True, True, ()), 0, 0, 0)
+    for state in (empty, object()):
+        with pytest.raises(TypeError, match="no space rule"):
+            stored_aggregates(state)
+
+
+def test_cards_refuse_inconsistent_facts() -> None:
+    from swagkit.spec.algorithms import card
+
+    daba = card("daba")
+    with pytest.raises(ValueError, match="unknown ADT"):
+        daba.variant("x", "x", adt="lifo")
+    with pytest.raises(ValueError, match="budget_id"):
+        daba.variant("x", "x", budget_id="two_stacks")
+    with pytest.raises(ValueError, match="checker_id"):
+        daba.variant("x", "x", checker=None)
+    with pytest.raises(ValueError, match="unknown monoid properties"):
+        daba.variant("x", "x", requires=("idempotent",))
+    assert daba.requirement_text() == "-" and card("slickdeque_inv").requirement_text() == "invertible"
+    assert card("slickdeque_noninv").missing_properties(string_concat()) == ["selective"]
+
+
+def test_a_card_is_all_the_registry_needs() -> None:
+    """What a new algorithm's card gives: create() builds it, and debug mode finds its checker, budget and space
+    rule by the card's ids."""
+    from swagkit.reference import DABA
+    from swagkit.spec.algorithms import card
+
+    info = AlgorithmInfo.from_card(card("daba").variant("daba_again", "DABA again"))
+    with registry.registered(info, {"reference": DABA}):
+        agg = registry.create("daba_again", "string_concat", check=True)
+        assert agg.active_checks == ("model", "invariants", "budget", "space")
+        agg.insert_many("abc")
+        agg.evict()
+        assert agg.query() == "bc"
+
+
+def test_no_import_cycles_between_registry_and_debug_or_spec_and_verify() -> None:
+    """The registry does not import debug mode (debug mode reads the registry and installs itself there), and
+    the specification imports nothing of the verification tools."""
+    import ast
+    import pathlib
+
+    import swagkit.spec
+    import swagkit.verify.registry
+
+    def imports(path: pathlib.Path) -> set[str]:
+        names: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                names.add("." * node.level + (node.module or ""))
+            elif isinstance(node, ast.Import):
+                names.update(a.name for a in node.names)
+        return names
+
+    assert not {m for m in imports(pathlib.Path(swagkit.verify.registry.__file__)) if "debug" in m}
+    spec_dir = pathlib.Path(swagkit.spec.__file__).parent
+    for path in spec_dir.rglob("*.py"):
+        assert not {m for m in imports(path) if "verify" in m}, path

@@ -722,3 +722,7 @@ def checked(
     return (CheckedNonFifoAggregator if nonfifo else CheckedAggregator)(
         aggregator, monoid=monoid, algorithm=algorithm, checker=checker, budget=budget, seed=seed
     )
+
+
+# create() wraps with this module's checked(); the registry cannot import it (this module reads the registry).
+registry.install_debug_mode(checked, check_enabled)

@@ -1,9 +1,11 @@
 """The algorithm registry: which SWAG algorithms exist, what they promise, and where their code lives.
 
 Everything that enumerates algorithms (``swagkit verify``, ``swagkit list``, the README table, the stateful
-tests) reads :data:`ALGORITHMS` and :data:`IMPLEMENTATIONS` instead of naming classes, so a new algorithm is one
-:class:`AlgorithmInfo` entry (plus its checker in :data:`swagkit.spec.checkers.CHECKERS` and its budget in
-:data:`swagkit.spec.budgets.BUDGETS`), and a new implementation family is one :class:`ImplementationInfo`.
+tests) reads :data:`ALGORITHMS` and :data:`IMPLEMENTATIONS` instead of naming classes. :data:`ALGORITHMS` is
+read off the algorithm cards (:mod:`swagkit.spec.algorithms`, one module per algorithm, which also give
+:data:`~swagkit.spec.CHECKERS` and :data:`~swagkit.spec.BUDGETS`), so a new algorithm is a new card there; tests
+and experiments add entries with :func:`register_algorithm`. A new implementation family is one
+:class:`ImplementationInfo`.
 
 An implementation is a module exporting classes under the names given by ``AlgorithmInfo.class_name``; it
 provides an algorithm exactly when it exports that name. ``swagkit.optimized`` is therefore picked up as soon as
@@ -12,7 +14,8 @@ fails.
 
 :func:`create` is the package's one factory. With ``SWAGKIT_CHECK=1`` in the environment it returns the
 aggregator wrapped in :func:`swagkit.verify.debug.checked`, so every operation is checked against the model,
-the invariants and the budgets.
+the invariants and the budgets. (Debug mode reads this registry, so the registry does not import it: it
+installs itself here with :func:`install_debug_mode` when ``swagkit.verify`` loads it.)
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
+from swagkit.spec.algorithms import CARDS, AlgorithmCard
+from swagkit.spec.algorithms.card import MonoidRequirements
 from swagkit.spec.errors import SwagkitError, UnsupportedMonoidError
 from swagkit.spec.library import LIBRARY
 from swagkit.spec.monoid import Monoid
@@ -47,6 +52,7 @@ __all__ = [
     "unregister_algorithm",
     "register_implementation",
     "registered",
+    "install_debug_mode",
     "guarantees_markdown",
     "decayed_markdown",
     "robustness_markdown",
@@ -55,25 +61,23 @@ __all__ = [
 #: A constructor of aggregators: ``factory(monoid, **params)``.
 Factory = Callable[..., Any]
 
-#: The monoid properties an algorithm may require (``Monoid`` attributes of the same names).
-PROPERTIES = ("commutative", "invertible", "selective")
-
 
 class RegistryError(SwagkitError, LookupError):
     """Unknown algorithm / implementation / monoid id, or an implementation that does not provide an algorithm."""
 
 
 @dataclass(frozen=True)
-class AlgorithmInfo:
+class AlgorithmInfo(MonoidRequirements):
     """One registered algorithm: identity, where its spec lives, what it requires and what it guarantees.
 
-    ``checker`` and ``budget`` are keys of :data:`~swagkit.spec.checkers.CHECKERS` and
-    :data:`~swagkit.spec.budgets.BUDGETS` (``None``: no invariant checker / no combine budget, so only the model
-    is checked). ``kind`` is the ADT it implements: ``"fifo"`` (in-order, checked by
-    :mod:`swagkit.verify.machine`); later kinds such as ``"out_of_order"`` get their own machine. ``params``
-    are constructor keyword arguments, so one class can be registered several times under different ids (e.g.
-    FiBA with ``min_arity=2`` and ``4``). ``requires`` lists monoid properties the algorithm relies on
-    (SlickDeque: ``selective`` or ``invertible``); ``requires_any`` means at least one of them suffices.
+    The registered ones are read off the algorithm cards (:meth:`from_card`; ``card`` is the card). ``checker``
+    and ``budget`` are keys of :data:`~swagkit.spec.checkers.CHECKERS` and :data:`~swagkit.spec.budgets.BUDGETS`
+    (``None``: no invariant checker / no combine budget, so only the model is checked). ``kind`` is the ADT it
+    is verified as: ``"fifo"`` (in-order, checked by :mod:`swagkit.verify.machine`); other kinds such as
+    ``"out_of_order"`` have their own machine. ``params`` are constructor keyword arguments, so one class can be
+    registered several times under different ids (e.g. FiBA with ``min_arity=2`` and ``4``). ``requires`` lists
+    monoid properties the algorithm relies on (SlickDeque: ``selective`` or ``invertible``); ``requires_any``
+    means at least one of them suffices.
     """
 
     id: str
@@ -98,28 +102,23 @@ class AlgorithmInfo:
     monoids: tuple[str, ...] | None = None
     #: the accuracy guarantee of an approximate structure (shown by ``swagkit list``)
     error: str = ""
+    #: the card this entry was read from (``None`` for entries registered directly)
+    card: AlgorithmCard | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        unknown = [p for p in self.requires if p not in PROPERTIES]
-        if unknown:
-            raise ValueError(f"algorithm {self.id!r}: unknown monoid properties {unknown} (known: {PROPERTIES})")
+        self.check_requirements()
 
-    def missing_properties(self, monoid: Monoid[Any, Any, Any]) -> list[str]:
-        """The required properties ``monoid`` does not declare (empty when it is supported)."""
-        missing = [p for p in self.requires if not getattr(monoid, p)]
-        if self.requires_any and len(missing) < len(self.requires):
-            return []
-        return missing
-
-    def supports(self, monoid: Monoid[Any, Any, Any]) -> bool:
-        """Whether this algorithm may run over ``monoid`` (it declares every required property)."""
-        return not self.missing_properties(monoid)
-
-    def requirement_text(self) -> str:
-        """``"-"``, ``"invertible"``, ``"selective or invertible"``…, for tables."""
-        if not self.requires:
-            return "-"
-        return (" or " if self.requires_any else " and ").join(self.requires)
+    @classmethod
+    def from_card(cls, card: AlgorithmCard) -> "AlgorithmInfo":
+        """The registry entry of an algorithm card."""
+        g = card.guarantees
+        return cls(
+            id=card.id, class_name=card.class_name, title=card.title, paper=card.paper, checker=card.checker_id,
+            budget=card.budget_id, kind=card.kind, requires=card.requires, requires_any=card.requires_any,
+            params=dict(card.params), worst_query=g.query, worst_insert=g.insert, worst_evict=g.evict,
+            amortized=g.amortized, worst_case=g.worst_case, space=g.space, takes_monoid=card.takes_monoid,
+            monoids=card.monoids, error=g.error, card=card,
+        )
 
 
 @dataclass(frozen=True)
@@ -144,126 +143,15 @@ class ImplementationInfo:
         return bool(flag) if flag is not None else None
 
 
-def _fifo(
-    id: str,
-    class_name: str,
-    title: str,
-    paper: str,
-    *,
-    worst: tuple[str, str, str],
-    amortized: str,
-    worst_case: str,
-    space: str,
-) -> AlgorithmInfo:
-    return AlgorithmInfo(
-        id=id,
-        class_name=class_name,
-        title=title,
-        paper=paper,
-        checker=id,
-        budget=id,
-        worst_query=worst[0],
-        worst_insert=worst[1],
-        worst_evict=worst[2],
-        amortized=amortized,
-        worst_case=worst_case,
-        space=space,
-    )
-
-
-#: Registered algorithms by id, in presentation order (baseline first). Guarantees are ⊗ invocations.
-ALGORITHMS: dict[str, AlgorithmInfo] = {
-    info.id: info
-    for info in (
-        _fifo("recalc", "Recalc", "Recalculate-from-scratch", "000 §8.1",
-              worst=("n−1", "0", "0"), amortized="O(n)", worst_case="O(n)", space="n"),
-        _fifo("two_stacks", "TwoStacks", "Two-Stacks", "000 §3 (Thm 3.2)",
-              worst=("1", "1", "n"), amortized="O(1)", worst_case="O(n)", space="2n"),
-        _fifo("two_stacks_lite", "TwoStacksLite", "Two-Stacks Lite", "000 §4 (Thm 4.2)",
-              worst=("1", "1", "n"), amortized="O(1)", worst_case="O(n)", space="n+1"),
-        _fifo("daba", "DABA", "DABA", "000 §5 (Thm 5.2)",
-              worst=("1", "4", "3"), amortized="O(1) (insert 2.5, evict 1.5)", worst_case="O(1)", space="2n"),
-        _fifo("daba_lite", "DABALite", "DABA Lite", "000 §6 (Thm 6.2)",
-              worst=("1", "3", "2"), amortized="O(1) (insert 2, evict 1)", worst_case="O(1)", space="n+2"),
-        _fifo("reactive", "ReactiveAggregator", "Reactive Aggregator", "002 §5 (Thm 4.2, §5.1.1)",
-              worst=("2·log2 C+1", "C−1+log2 C", "C/2+log2 C"), amortized="O(log n) (resize O(1))",
-              worst_case="O(n)", space="2C−1 (C ≤ max(2, 4n))"),
-        AlgorithmInfo("flatfat", "FlatFAT", "FlatFAT (tree, not a SWAG)", "002 §4 (Thm 4.2)",
-                      checker=None, budget=None, kind="tree",
-                      worst_query="log2 n", worst_insert="m(1+⌈log2(n/m)⌉)", worst_evict="-",
-                      amortized="-", worst_case="O(m + m log(n/m))", space="2n−1"),
-        AlgorithmInfo("slickdeque_inv", "SlickDequeInv", "SlickDeque (Inv)", "001 Algorithm 1, §4",
-                      checker="slickdeque_inv", budget="slickdeque_inv", requires=("invertible",),
-                      worst_query="0", worst_insert="1", worst_evict="1", amortized="O(1) (insert 1, evict 1)",
-                      worst_case="O(1)", space="n+1"),
-        AlgorithmInfo("slickdeque_noninv", "SlickDequeNonInv", "SlickDeque (Non-Inv)", "001 Algorithm 2, §4",
-                      checker="slickdeque_noninv", budget="slickdeque_noninv", requires=("selective",),
-                      worst_query="0", worst_insert="n", worst_evict="0", amortized="O(1) (insert < 2)",
-                      worst_case="O(n)", space="1…n"),
-        _fifo("flatfit", "FlatFIT", "FlatFIT (resizable)", "001 §2, §4; 000 §7–8.1",
-              worst=("n−1", "0", "0"), amortized="O(1) (1 per insert, evict and query)", worst_case="O(n)",
-              space="2n (buffer ≤ max(2, 4n))"),
-    )
-}
-
-
-def _fiba(id: str, class_name: str, title: str, mu: int, amortized: str) -> AlgorithmInfo:
-    """Out-of-order FiBA (paper 003, FiBA 2019). Worst-case columns in ⊗ with u = 4μ−2 ⊗ per node
-    recomputation and L the height bound (swagkit.spec.fiba_budgets); space in stored partial aggregates."""
-    return AlgorithmInfo(
-        id=id, class_name=class_name, title=title, paper="003 §3–§5 (Thms 1, 3); FiBA 2019",
-        checker="fiba", budget="fiba_loop" if class_name == "FiBALoop" else "fiba", kind="out_of_order",
-        params={"min_arity": mu}, worst_query="2", worst_insert="u(5L+1)+1", worst_evict="u(5L+2)",
-        amortized=amortized, worst_case="O(log n)", space="n + #nodes (≤ n/(μ−1)+1)",
-    )
-
-
-# Out-of-order algorithms: FiBA with μ = 4 (the paper's default), 2 and 8, and the paper's loop baseline.
-ALGORITHMS.update(
-    (info.id, info)
-    for info in (
-        _fiba("fiba", "FiBA", "FiBA (μ=4, bulk evict/insert)", 4,
-              "insert O(log d), evict O(1); bulk evict O(log m), bulk insert O(log d + m(1+log(d/m)))"),
-        _fiba("fiba_mu2", "FiBA", "FiBA (μ=2)", 2, "as fiba"),
-        _fiba("fiba_mu8", "FiBA", "FiBA (μ=8)", 8, "as fiba"),
-        _fiba("fiba_loop", "FiBALoop", "FiBA, bulk ops as loops (μ=4, baseline)", 4,
-              "as fiba, but bulk evict O(m), bulk insert O(m log d)"),
-    )
-)
+#: Registered algorithms by id, in presentation order (baseline first), read off the algorithm cards.
+#: Guarantees are ⊗ invocations.
+ALGORITHMS: dict[str, AlgorithmInfo] = {card.id: AlgorithmInfo.from_card(card) for card in CARDS}
 
 #: Implementation families by id. ``optimized`` provides nothing until ``swagkit.optimized`` exports classes.
 IMPLEMENTATIONS: dict[str, ImplementationInfo] = {
     "reference": ImplementationInfo("reference", "swagkit.reference", "pure Python, reads like the pseudocode"),
     "optimized": ImplementationInfo("optimized", "swagkit.optimized", "Cython, same API and counts"),
 }
-
-# Time-decayed aggregates over out-of-order streams (paper 004): approximate structures, not monoid-generic
-# SWAGs. They take no monoid (they add integer weights), so ``swagkit verify`` runs each once per implementation,
-# listed under the ``count`` monoid; their state machines and debug wrappers are in ``decay_machine`` and
-# ``decay_debug``, their error and space contracts in ``swagkit.spec.decay_bounds``.
-from swagkit.spec.decay import PolynomialDecay as _PolynomialDecay  # noqa: E402
-
-
-def _decayed(id: str, class_name: str, title: str, paper: str, kind: str, error: str, space: str,
-             **params: Any) -> AlgorithmInfo:
-    return AlgorithmInfo(id, class_name, title, paper, checker=None, budget=None, kind=kind, params=params,
-                         worst_query="-", worst_insert="-", worst_evict="-", amortized="-", worst_case="-",
-                         space=space, takes_monoid=False, monoids=("count",), error=error)
-
-
-for _info in (
-    _decayed("qdigest", "QDigest", "q-digest (mergeable quantile sketch)", "004 §3.1 box", "sketch",
-             "r̂(q) <= r(q) <= r̂(q) + εN", "4·b/ε+1 ranges", universe_bits=10, eps=0.05),
-    _decayed("window_count", "SlidingWindowCount", "Out-of-order window count", "004 §3.1 (Thm 1)", "time_decayed",
-             "|D̂_w - D_w| <= ε·D_w", "α per level, α = (8/ε+7)T+1", time_bits=12, eps=0.2),
-    _decayed("window_quantiles", "SlidingWindowQuantiles", "Out-of-order window quantiles (defer merge)",
-             "004 §3.2-3.3, §4.1 (Thm 2, 3)", "time_decayed", "ranks ±ε·D_w (any decay: ±ε·D)",
-             "α·(8b/ε+1) per level, α = (16/ε+7)T+1", time_bits=10, value_bits=8, eps=0.5),
-    _decayed("value_division", "ValueDivision", "Value division (smooth decay)", "004 §4.2 (Thm 4)", "time_decayed",
-             "ranks ±(θ+β+θβ)·D", "2⌈ln(1/g(A))/ln(1+θ)⌉+1 digests", time_bits=12, value_bits=8,
-             decay=_PolynomialDecay(1.0), theta=0.1, beta=0.1),
-):
-    ALGORITHMS[_info.id] = _info
 
 # Classes registered directly (tests, user experiments): (implementation id, algorithm id) -> factory.
 _EXTRA_CLASSES: dict[tuple[str, str], Factory] = {}
@@ -325,6 +213,18 @@ def available_implementations(algorithm_id: str | None = None) -> list[str]:
     return [impl for impl in IMPLEMENTATIONS if any(resolve_class(a, impl) is not None for a in ids)]
 
 
+#: ``(checked, check_enabled)`` of :mod:`swagkit.verify.debug`, installed by it (see :func:`install_debug_mode`).
+_debug_mode: tuple[Callable[..., Any], Callable[[], bool]] | None = None
+
+
+def install_debug_mode(checked: Callable[..., Any], check_enabled: Callable[[], bool]) -> None:
+    """Make ``checked(aggregator, algorithm=, monoid=)`` the wrapper :func:`create` applies when checking is on,
+    and ``check_enabled()`` what decides ``check=None``. :mod:`swagkit.verify.debug` installs itself when it is
+    imported (``import swagkit.verify`` imports it): it reads this registry, so the registry does not import it."""
+    global _debug_mode
+    _debug_mode = (checked, check_enabled)
+
+
 def create(
     algorithm_id: str,
     monoid: Monoid[Any, Any, Any] | str | None,
@@ -341,43 +241,34 @@ def create(
     :class:`~swagkit.spec.errors.UnsupportedMonoidError` when the monoid lacks a required property.
     """
     info = algorithm(algorithm_id)
-    if not info.takes_monoid:  # paper 004 structures: the monoid argument is ignored
-        return _create_monoid_free(info, implementation, check, params)
-    if monoid is None:
-        raise RegistryError(f"{algorithm_id} needs a monoid")
-    m = resolve_monoid(monoid)
-    missing = info.missing_properties(m)
-    if missing:
-        raise UnsupportedMonoidError(
-            f"{algorithm_id} needs {_article(info.requirement_text())} monoid; {m.name} does not declare "
-            f"{', '.join(missing)}"
-        )
+    wrap: dict[str, Any] = {}
+    args: tuple[Any, ...] = ()
+    if info.takes_monoid:  # paper 004's structures take none: the monoid argument is ignored
+        if monoid is None:
+            raise RegistryError(f"{algorithm_id} needs a monoid")
+        m = resolve_monoid(monoid)
+        missing = info.missing_properties(m)
+        if missing:
+            raise UnsupportedMonoidError(
+                f"{algorithm_id} needs {_article(info.requirement_text())} monoid; {m.name} does not declare "
+                f"{', '.join(missing)}"
+            )
+        args, wrap = (m,), {"monoid": m}
     cls = resolve_class(algorithm_id, implementation)
     if cls is None:
         raise RegistryError(f"implementation {implementation!r} does not provide {algorithm_id} ({info.class_name})")
-    aggregator = cls(m, **{**info.params, **params})
-    from .debug import check_enabled, checked  # local: debug imports this module
-
-    if check if check is not None else check_enabled():
-        return checked(aggregator, monoid=m, algorithm=algorithm_id)
-    return aggregator
+    aggregator = cls(*args, **{**info.params, **params})
+    if check is not None and not check:
+        return aggregator
+    if _debug_mode is None:
+        raise RegistryError("debug mode is not installed: import swagkit.verify (or swagkit.verify.debug)")
+    checked, check_enabled = _debug_mode
+    return checked(aggregator, algorithm=algorithm_id, **wrap) if check or check_enabled() else aggregator
 
 
 def _article(words: str) -> str:
     """``"a selective"`` / ``"an invertible"``."""
     return ("an " if words[:1] in "aeiou" else "a ") + words
-
-
-def _create_monoid_free(info: AlgorithmInfo, implementation: str, check: bool | None, params: dict[str, Any]) -> Any:
-    cls = resolve_class(info.id, implementation)
-    if cls is None:
-        raise RegistryError(f"implementation {implementation!r} does not provide {info.id} ({info.class_name})")
-    structure = cls(**{**info.params, **params})
-    from .debug import check_enabled, checked  # local: debug imports this module
-
-    if check if check is not None else check_enabled():
-        return checked(structure, algorithm=info.id)
-    return structure
 
 
 @dataclass(frozen=True)
