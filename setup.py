@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-MODULES = ["_two_stacks", "_two_stacks_lite", "_daba", "_daba_lite", "_slickdeque", "_flatfat", "_reactive", "_flatfit", "_fiba"]
-MODULES += ["_qdigest", "_window_count", "_window_quantiles", "_value_division"]  # paper 004
+ROOT = Path(__file__).resolve().parent
+#: every ``optimized/_*.pyx`` is an extension module (``optimized/include/`` holds the C headers they use)
+MODULES = sorted(p.stem for p in (ROOT / "optimized").glob("_*.pyx"))
+INCLUDE_DIRS = ["optimized/include"]
 # development: rebuild only some modules in place, e.g. SWAGKIT_BUILD_ONLY=_daba,_daba_lite python setup.py
 # build_ext --inplace (a full build takes minutes; one module seconds)
 if os.environ.get("SWAGKIT_BUILD_ONLY"):
@@ -87,18 +90,19 @@ def _extensions() -> list[Extension]:
         from Cython.Build import cythonize
     except ImportError:  # no Cython: use C/C++ files generated earlier (an sdist), if any
         return [
-            Extension(f"swagkit.optimized.{m}", [f"optimized/{m}{suffix}"], extra_compile_args=COMPILE_ARGS,
-                      optional=True)
+            Extension(f"swagkit.optimized.{m}", [f"optimized/{m}{suffix}"], include_dirs=INCLUDE_DIRS,
+                      extra_compile_args=COMPILE_ARGS, optional=True)
             for m in MODULES
             for suffix in (".c", ".cpp")
-            if os.path.exists(f"optimized/{m}{suffix}")
+            if (ROOT / "optimized" / f"{m}{suffix}").exists()
         ]
     exts = [
-        Extension(f"swagkit.optimized.{m}", [f"optimized/{m}.pyx"], extra_compile_args=COMPILE_ARGS, optional=True)
+        Extension(f"swagkit.optimized.{m}", [f"optimized/{m}.pyx"], include_dirs=INCLUDE_DIRS,
+                  extra_compile_args=COMPILE_ARGS, optional=True)
         for m in MODULES
     ]
-    built = list(cythonize(exts, compiler_directives=DIRECTIVES, include_path=["optimized"], quiet=True,
-                           nthreads=os.cpu_count() or 1))
+    built = list(cythonize(exts, compiler_directives=DIRECTIVES, include_path=["optimized", *INCLUDE_DIRS],
+                           quiet=True, nthreads=os.cpu_count() or 1))
     for ext in built:  # cythonize() rebuilds the Extension objects and drops ``optional``
         ext.optional = True
     return built

@@ -36,9 +36,9 @@ from typing import Any, Callable, Sequence
 
 import swagkit.optimized as opt
 import swagkit.reference as ref
-from swagkit.optimized._fiba_api import FIBA_COMPILED
 from swagkit.spec.library import sum_f64, sum_i64
 
+FIBA_COMPILED = opt.FiBA.__module__ == "swagkit.optimized._fiba"
 MU = 4
 
 

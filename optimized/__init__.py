@@ -1,24 +1,27 @@
-"""swagkit.optimized -- compiled (Cython) versions of the in-order SWAG algorithms of paper 000.
+"""swagkit.optimized -- the structures of :mod:`swagkit.reference`, compiled with Cython.
 
-Exports the same names as :mod:`swagkit.reference` (``Recalc, TwoStacks, TwoStacksLite, DABA, DABALite,
-window_array``) with the same constructor, methods, snapshots and ``combine_count`` (the ⊗ call sequence is
-identical, so float results are bit-identical), plus ``COMPILED``:
+Same names, constructors, methods, snapshots, exception safety and ``combine_count`` as the reference (the ⊗
+call sequence is identical, so float results are bit-identical), for every paper: 000 (``TwoStacks``,
+``TwoStacksLite``, ``DABA``, ``DABALite``), 001 (``SlickDequeInv``, ``SlickDequeNonInv``, ``FlatFIT``), 002
+(``FlatFAT``, ``ReactiveAggregator``), 003 (``FiBA``, ``FiBALoop``) and 004 (``QDigest``,
+``SlidingWindowCount``, ``SlidingWindowQuantiles``, ``ValueDivision``). ``Recalc`` is the reference one (O(n)
+per query, not worth compiling); ``SlickRange`` and ``qdigest_monoid`` are the reference recipes over this
+package's classes.
 
-* ``COMPILED`` is True when the C extensions are in use (all of them: each extension is optional at build
-  time). Setting the environment variable ``SWAGKIT_PUREPYTHON`` (to anything but ``""``/``"0"``) forces the
-  pure-Python fallback, which is also used when the extensions cannot be imported (e.g. built without a C
-  compiler): then importing this package warns with :class:`PurePythonFallbackWarning` (100-700x slower), and
-  ``FALLBACK_REASONS`` maps each missing extension to its import error.
-* Typed monoids (``monoid.fast_path`` in ``sum_f64, max_f64, min_f64, sum_i64, max_i64, min_i64``) store C doubles /
-  int64 and call no Python function per ⊗; other monoids call ``monoid.combine``.
-* DABA, DABA Lite and Two-Stacks Lite use a chunked array (worst-case O(1) pointer operations, Definition 1);
-  Two-Stacks uses two growable arrays (it is amortized anyway).
-* ``window_array`` returns an ``array.array`` for typed kinds (a list otherwise); ``Recalc`` is the reference
-  one (O(n) per query, not worth compiling).
-* ``FiBA``/``FiBALoop`` (paper 003, out-of-order, ``_fiba``): typed values and int64/float64/object timestamps;
-  ``combine_count`` and ``touched_count`` equal the reference's (``_fiba_api``).
-* Paper 004's structures (``QDigest``, ``qdigest_monoid``, ``SlidingWindowCount``, ``SlidingWindowQuantiles``,
-  ``ValueDivision``) are compiled too (:mod:`._decay_api`), with the reference's API, snapshots and answers.
+* Typed monoids (``monoid.fast_path`` in ``sum_f64, max_f64, min_f64, sum_i64, max_i64, min_i64``) store C doubles
+  / int64 and call no Python function per ⊗; other monoids call ``monoid.combine``.
+* ``window_array`` runs a whole count-based window in one C loop for the classes whose extension registers a
+  fast path, returning an ``array.array`` for typed kinds (a list otherwise).
+* Each extension is optional at build time. One that cannot be imported is replaced by its pure-Python fallback
+  (the reference class, :mod:`._fallback`; 100-700x slower), importing this package then warns with
+  :class:`PurePythonFallbackWarning`, and ``FALLBACK_REASONS`` maps the extension to its import error.
+  ``COMPILED`` is True when every extension is in use. Setting ``SWAGKIT_PUREPYTHON`` (to anything but
+  ``""``/``"0"``) asks for the fallback everywhere, silently.
+
+>>> from swagkit.optimized import DABALite, window_array
+>>> from swagkit.spec.library import sum_i64
+>>> list(window_array(DABALite, sum_i64(), [1, 2, 3, 4], 2))
+[1, 3, 5, 7]
 """
 
 from __future__ import annotations
@@ -26,60 +29,48 @@ from __future__ import annotations
 import importlib
 import os
 import warnings
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from swagkit.reference import Recalc
+from swagkit.reference.qdigest import qdigest_monoid as _ref_qdigest_monoid
+from swagkit.reference.slickdeque import SlickRange as _RefSlickRange
+from swagkit.spec.monoid import Monoid
 
+from . import _fallback
 from ._driver import register_fast_path, window_array
-from ._flatfit_api import FLATFIT_COMPILED, FlatFIT
-from ._reactive_api import REACTIVE_COMPILED, FlatFAT, ReactiveAggregator
-from ._slickdeque_api import SLICKDEQUE_COMPILED, SlickDequeInv, SlickDequeNonInv, SlickRange
-from ._fiba_api import FIBA_COMPILED, FiBA, FiBALoop
-from ._decay_api import DECAY_COMPILED, QDigest, SlidingWindowCount, SlidingWindowQuantiles, ValueDivision, qdigest_monoid
 
-__all__ = ["Recalc", "TwoStacks", "TwoStacksLite", "DABA", "DABALite", "SlickDequeInv", "SlickDequeNonInv", "SlickRange", "FlatFAT", "ReactiveAggregator", "FlatFIT", "window_array", "QDigest", "qdigest_monoid", "SlidingWindowCount", "SlidingWindowQuantiles", "ValueDivision", "COMPILED"]
+#: every compiled extension (setup.py builds each ``optimized/_*.pyx``, optionally) -> the classes it defines
+#: (each also a class of swagkit.reference by that name) and the name of its ``window_array`` fast path ("": none)
+EXTENSIONS: dict[str, tuple[tuple[str, ...], str]] = {
+    "_two_stacks": (("TwoStacks",), "_window_array"),
+    "_two_stacks_lite": (("TwoStacksLite",), "_window_array"),
+    "_daba": (("DABA",), "_window_array"),
+    "_daba_lite": (("DABALite",), "_window_array"),
+    "_slickdeque": (("SlickDequeInv", "SlickDequeNonInv"), "_window_array"),
+    "_flatfat": (("FlatFAT",), ""),
+    "_reactive": (("ReactiveAggregator",), "_window_array"),
+    "_flatfit": (("FlatFIT",), "_window_array_clamped"),
+    "_fiba": (("FiBA", "FiBALoop"), ""),
+    "_qdigest": (("QDigest",), ""),
+    "_window_count": (("SlidingWindowCount",), ""),
+    "_window_quantiles": (("SlidingWindowQuantiles",), ""),
+    "_value_division": (("ValueDivision",), ""),
+}
 
-if TYPE_CHECKING:
-    from ._daba import DABA
-    from ._daba_lite import DABALite
-    from ._two_stacks import TwoStacks
-    from ._two_stacks_lite import TwoStacksLite
-
-    COMPILED: bool
-else:
-
-    def _load() -> tuple[bool, tuple[type, type, type, type]]:
-        if os.environ.get("SWAGKIT_PUREPYTHON", "") not in ("", "0"):
-            from . import _fallback as fb
-
-            return False, (fb.TwoStacks, fb.TwoStacksLite, fb.DABA, fb.DABALite)
-        try:
-            from . import _daba, _daba_lite, _two_stacks, _two_stacks_lite
-        except ImportError:
-            from . import _fallback as fb
-
-            return False, (fb.TwoStacks, fb.TwoStacksLite, fb.DABA, fb.DABALite)
-        for mod, cls in (
-            (_two_stacks, _two_stacks.TwoStacks),
-            (_two_stacks_lite, _two_stacks_lite.TwoStacksLite),
-            (_daba, _daba.DABA),
-            (_daba_lite, _daba_lite.DABALite),
-        ):
-            register_fast_path(cls, mod._window_array)
-        return True, (_two_stacks.TwoStacks, _two_stacks_lite.TwoStacksLite, _daba.DABA, _daba_lite.DABALite)
-
-    _INORDER_COMPILED, (TwoStacks, TwoStacksLite, DABA, DABALite) = _load()
-    del _load
-    # True only when every extension is in use (each is optional, so a failed one falls back silently)
-    COMPILED = _INORDER_COMPILED and REACTIVE_COMPILED and SLICKDEQUE_COMPILED and FLATFIT_COMPILED
-    COMPILED = COMPILED and FIBA_COMPILED
-    COMPILED = COMPILED and DECAY_COMPILED
-
-__all__ += ["FiBA", "FiBALoop", "PurePythonFallbackWarning", "FALLBACK_REASONS"]
-
-#: the compiled extensions (setup.py builds each one optionally)
-EXTENSIONS = ("_two_stacks", "_two_stacks_lite", "_daba", "_daba_lite", "_slickdeque", "_flatfat", "_reactive",
-              "_flatfit", "_fiba", "_qdigest", "_window_count", "_window_quantiles", "_value_division")
+if TYPE_CHECKING:  # the stubs (``.pyi``) of the compiled classes give the static types
+    from ._daba import DABA as DABA
+    from ._daba_lite import DABALite as DABALite
+    from ._fiba import FiBA as FiBA, FiBALoop as FiBALoop
+    from ._flatfat import FlatFAT as FlatFAT
+    from ._flatfit import FlatFIT as FlatFIT
+    from ._qdigest import QDigest as QDigest
+    from ._reactive import ReactiveAggregator as ReactiveAggregator
+    from ._slickdeque import SlickDequeInv as SlickDequeInv, SlickDequeNonInv as SlickDequeNonInv
+    from ._two_stacks import TwoStacks as TwoStacks
+    from ._two_stacks_lite import TwoStacksLite as TwoStacksLite
+    from ._value_division import ValueDivision as ValueDivision
+    from ._window_count import SlidingWindowCount as SlidingWindowCount
+    from ._window_quantiles import SlidingWindowQuantiles as SlidingWindowQuantiles
 
 
 class PurePythonFallbackWarning(RuntimeWarning):
@@ -87,21 +78,28 @@ class PurePythonFallbackWarning(RuntimeWarning):
     pure-Python fallback: same answers, 100-700x slower. Not issued when ``SWAGKIT_PUREPYTHON`` asks for it."""
 
 
-def _fallback_reasons() -> dict[str, str]:
-    """Extension -> why it could not be imported (empty when all are in use or the fallback was asked for)."""
-    if COMPILED or os.environ.get("SWAGKIT_PUREPYTHON", "") not in ("", "0"):
-        return {}
-    reasons = {}
-    for name in EXTENSIONS:
-        try:
-            importlib.import_module(f"{__name__}.{name}")
-        except ImportError as err:
-            reasons[name] = str(err) or type(err).__name__
-    return reasons
-
+_PURE_PYTHON_ASKED = os.environ.get("SWAGKIT_PUREPYTHON", "") not in ("", "0")
 
 #: why each missing extension could not be imported (empty when compiled, or when the fallback was asked for)
-FALLBACK_REASONS: dict[str, str] = _fallback_reasons()
+FALLBACK_REASONS: dict[str, str] = {}
+
+for _ext, (_names, _fast_path) in EXTENSIONS.items():
+    try:
+        if _PURE_PYTHON_ASKED:
+            _classes = [_fallback.fallback_class(name) for name in _names]
+        else:
+            _module = importlib.import_module(f"{__name__}.{_ext}")
+            _classes = [getattr(_module, name) for name in _names]
+            for _cls in _classes if _fast_path else ():
+                register_fast_path(_cls, getattr(_module, _fast_path))
+    except ImportError as err:
+        FALLBACK_REASONS[_ext] = str(err) or type(err).__name__
+        _classes = [_fallback.fallback_class(name) for name in _names]
+    globals().update(zip(_names, _classes))
+
+#: True when every extension is in use
+COMPILED: bool = not _PURE_PYTHON_ASKED and not FALLBACK_REASONS
+
 if FALLBACK_REASONS:
     warnings.warn(
         f"swagkit.optimized: {len(FALLBACK_REASONS)} of {len(EXTENSIONS)} compiled extensions are not available "
@@ -111,3 +109,29 @@ if FALLBACK_REASONS:
         PurePythonFallbackWarning,
         stacklevel=2,
     )
+
+
+class SlickRange(_RefSlickRange):
+    """Range (max − min) as two :class:`SlickDequeNonInv` deques of :mod:`swagkit.optimized` (see the reference
+    :class:`swagkit.reference.SlickRange`)."""
+
+    def __init__(
+        self,
+        ranges: Iterable[int] | None = None,
+        *,
+        maximum: Monoid[Any, Any, Any] | None = None,
+        minimum: Monoid[Any, Any, Any] | None = None,
+        noninv: Callable[..., Any] = SlickDequeNonInv,
+    ) -> None:
+        super().__init__(ranges, maximum=maximum, minimum=minimum, noninv=noninv)
+
+
+def qdigest_monoid(
+    universe_bits: int, eps: float, digest_class: Callable[[int, float], Any] | None = None
+) -> Monoid[int, Any, Any]:
+    """:func:`swagkit.reference.qdigest.qdigest_monoid` over this package's :class:`QDigest` by default."""
+    return _ref_qdigest_monoid(universe_bits, eps, digest_class if digest_class is not None else QDigest)
+
+
+__all__ = ["Recalc", "SlickRange", "qdigest_monoid", "window_array", "COMPILED", "FALLBACK_REASONS",
+           "PurePythonFallbackWarning", *(name for names, _ in EXTENSIONS.values() for name in names)]

@@ -33,19 +33,7 @@ cdef enum:
     K_MAX_I = 5
     K_MIN_I = 6
 
-cdef extern from *:
-    """
-    #define SWAG_F64_EXACT_INT 9007199254740992LL
-    #if defined(__GNUC__)
-    #define SWAG_LIKELY(x) __builtin_expect(!!(x), 1)
-    #define SWAG_UNLIKELY(x) __builtin_expect(!!(x), 0)
-    #else
-    #define SWAG_LIKELY(x) (x)
-    #define SWAG_UNLIKELY(x) (x)
-    #endif
-    /* Slot is a C-level typedef (not a Cython one) so that C code embedded in a module can use it too. */
-    typedef union { double f; int64_t i; PyObject* o; } SwagSlot;
-    """
+cdef extern from "swag_slot.h":
     const long long SWAG_F64_EXACT_INT
     bint SWAG_LIKELY(bint) noexcept nogil
     bint SWAG_UNLIKELY(bint) noexcept nogil

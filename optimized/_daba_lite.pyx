@@ -22,8 +22,6 @@ the structure is not thread-safe. Copies and pickles go by snapshot.
 include "_common.pxi"
 
 from swagkit.spec.snapshots import DABALiteState
-from swagkit.spec.monoid import as_monoid as _as_monoid
-from swagkit.reference._guard import check_count as _check_count, reentered as _reentered, restore as _restore
 from swagkit.reference.daba_lite import check_snapshot as _check_snapshot
 
 cdef enum:
@@ -258,11 +256,10 @@ cdef object st_query_g(State* s, object comb):
     return comb(pi_f, slot_get(s.aggB))
 
 
-include "_template.pxi"
-include "_bulk.pxi"
+include "_swag_shell.pxi"
 
 
-cdef class DABALite:
+cdef class DABALite(SWAGShell):
     """DABALite(monoid)
 --
 
@@ -275,111 +272,7 @@ DABA Lite SWAG (id ``daba_lite``), compiled: worst-case O(1) ⊗ per operation, 
     :class:`swagkit.reference.DABALite`; copies and pickles go by snapshot.
     """
 
-    cdef State st
-    cdef int kind
-    cdef bint lower_id
-    cdef readonly object monoid
-    cdef object _combine
-    cdef object _lift
-    cdef object _lower
-
     algorithm = "daba_lite"
-    exception_safety = "strong"
-
-    def __cinit__(self, monoid):
-        cdef Slot one
-        monoid = _as_monoid(monoid, "daba_lite")
-        self.kind = choose_kind(monoid, &one)
-        self.monoid = monoid
-        self._combine = monoid.combine
-        self._lift = monoid.lift
-        self._lower = monoid.lower
-        self.lower_id = _lower_is_identity(monoid)
-        identity = monoid.identity
-        if self.kind == K_GENERIC:
-            one.o = <PyObject*>identity
-        if st_init(&self.st, self.kind, one) < 0:
-            raise MemoryError()
-
-    def __dealloc__(self):
-        st_free(&self.st, self.kind)
-
-    cdef inline int _enter(self, str operation) except -1:
-        """The re-entry guard: refuse a call while another one of this structure runs (before any change)."""
-        if self.st.busy:
-            raise _reentered("daba_lite", operation)
-        self.st.busy = True
-        return 0
-
-    def query(self) -> Out:
-        """``ΠF ⊗ aggB``, lowered. One ⊗."""
-        cdef Slot r
-        self._enter("query")
-        try:
-            if self.kind != K_GENERIC:
-                r = st_query_t(&self.st, self.kind)
-                result = box(self.kind, r)
-            else:
-                result = st_query_g(&self.st, self._combine)
-            if self.lower_id:
-                return result
-            return self._lower(result)
-        finally:
-            self.st.busy = False
-
-    def insert(self, value: In) -> None:
-        """``deque.pushBack(v); E ← E + 1; aggB ← aggB ⊗ v; fixup()``. At most 3 ⊗ (the guard is taken before
-        the first).
-
-        Typed kinds validate ``value`` like ``as_f64``/``as_i64`` before anything changes."""
-        cdef Slot v
-        self._enter("insert")
-        try:
-            if self.kind != K_GENERIC:
-                to_slot(self.kind, value, &v)
-                if st_insert_t(&self.st, v, self.kind) < 0:
-                    raise MemoryError()
-            else:
-                st_insert_g(&self.st, self._lift(value), self._combine)
-        finally:
-            self.st.busy = False
-
-    def evict(self) -> None:
-        """``F ← F + 1; deque.popFront(); fixup()``. At most 2 ⊗. Raises ``EmptyWindowError`` when empty."""
-        self._enter("evict")
-        try:
-            if self.st.d.n == 0:
-                raise EmptyWindowError("daba_lite: evict() on an empty window")
-            if self.kind != K_GENERIC:
-                st_evict_t(&self.st, self.kind)
-            else:
-                st_evict_g(&self.st, self._combine)
-        finally:
-            self.st.busy = False
-
-    def __len__(self) -> int:
-        return self.st.d.n
-
-    def insert_many(self, values: Iterable[In]) -> None:
-        """Insert each of ``values`` in order (same ⊗ sequence as that many ``insert`` calls); the loop runs in
-        C, over the raw buffer for ``array.array``/``memoryview``/numpy input of a typed kind. Every value is
-        validated (lifted) first, so a refused one changes nothing; if ``combine`` raises at the j-th
-        insertion, the first j stay inserted and the exception's note says so."""
-        self._enter("insert_many")
-        try:
-            _insert_many_body(&self.st, self.kind, values, self._lift, self._combine, "daba_lite")
-        finally:
-            self.st.busy = False
-
-    def evict_many(self, count: int) -> None:
-        """Evict the ``count`` oldest values in a C loop. Raises ``EmptyWindowError`` (evicting nothing) when
-        fewer than ``count`` are held, ``ValueError``/``TypeError`` for a negative or non-integer count. If
-        ``combine`` raises at the j-th eviction, the first j stay evicted (the exception's note says so)."""
-        self._enter("evict_many")
-        try:
-            _evict_many_body(&self.st, self.kind, count, self._combine, "daba_lite")
-        finally:
-            self.st.busy = False
 
     def snapshot(self) -> DABALiteState:
         """:class:`~swagkit.spec.snapshots.DABALiteState`, pointers as offsets from F, values as Python
@@ -449,38 +342,6 @@ DABA Lite SWAG (id ``daba_lite``), compiled: worst-case O(1) ⊗ per operation, 
         s.aggB = y
         return agg
 
-    cdef int _store(self, Slot* slot, object x) except -1:
-        """``*slot ← x`` for an empty slot (typed kinds: validated like ``insert``; generic: a new reference)."""
-        if self.kind != K_GENERIC:
-            restore_slot(self.kind, x, slot)
-        else:
-            slot_put(slot, x)
-        return 0
-
-    cdef void _release(self, Slot* slot) noexcept:
-        if self.kind == K_GENERIC:
-            slot_clear(slot)
-
-    def __reduce__(self):
-        return (_restore, (type(self), self.monoid, {}, self.snapshot(), self.st.count))
-
-    def __copy__(self):
-        return _restore(type(self), self.monoid, {}, self.snapshot(), self.st.count)
-
-    cdef object _val(self, Slot v):
-        if self.kind != K_GENERIC:
-            return box(self.kind, v)
-        return slot_get(v)
-
-    @property
-    def combine_count(self):
-        """Number of ⊗ invocations so far, counted as the pseudocode performs them (identity included)."""
-        return self.st.count
-
-    @combine_count.setter
-    def combine_count(self, value):
-        self.st.count = value
-
     @property
     def last_case(self):
         """Name of the last fixup case (``singleton``, ``flip+shrink`` …), as in the reference."""
@@ -490,5 +351,9 @@ DABA Lite SWAG (id ``daba_lite``), compiled: worst-case O(1) ⊗ per operation, 
         """Bytes malloc'd for the chunk storage (chunks with headers, including the spare chunk)."""
         return dq_bytes(&self.st.d, 1)
 
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.monoid.name}, n={len(self)})"
+
+document_costs(
+    query="``ΠF ⊗ aggB``, lowered. One ⊗.",
+    insert="``deque.pushBack(v); E ← E + 1; aggB ← aggB ⊗ v; fixup()``. At most 3 ⊗ (the guard is taken before the first).",
+    evict="``F ← F + 1; deque.popFront(); fixup()``. At most 2 ⊗.",
+)

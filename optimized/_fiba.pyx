@@ -55,25 +55,7 @@ cdef enum:
     M_RIGHT = 2
     M_UP = 3
 
-cdef extern from *:
-    """
-    /* A FiBA node, defined in C so that the in-order kernel (_fiba_inorder.pxi, plain C) shares it. One malloc'd
-       block: this header, then the children (2mu + 1 pointers), the times and the values (2mu slots each). */
-    typedef struct SwagFNode {
-        struct SwagFNode* parent;
-        struct SwagFNode** children;  /* entries may be NULL only in dead nodes */
-        SwagSlot* times;
-        SwagSlot* values;
-        SwagSlot agg;
-        int64_t count;
-        int n;                        /* entries (arity - 1); -1: an emptied dead node (nothing to release or push) */
-        char leaf;
-        char left_spine;
-        char right_spine;
-        char tobj;                    /* its time slots hold owned references */
-        struct SwagFNode* next_free;
-    } SwagFNode;
-    """
+cdef extern from "fiba_node.h":
     ctypedef struct Node "SwagFNode":
         Node* parent
         Node** children

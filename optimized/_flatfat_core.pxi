@@ -14,11 +14,7 @@
 
 from libc.stdlib cimport qsort
 
-cdef extern from *:
-    """
-    #define SWAG_PY_SSIZE_T_MAX PY_SSIZE_T_MAX
-    """
-    const Py_ssize_t SWAG_PY_SSIZE_T_MAX
+from cpython.pyport cimport PY_SSIZE_T_MAX
 
 ctypedef struct Tree:
     Slot* T
@@ -36,7 +32,7 @@ cdef int _cmp_ssize(const void* a, const void* b) noexcept nogil:
 cdef inline Slot* tree_new_array(Py_ssize_t n) noexcept nogil:
     """An uninitialized array of 2n slots, or NULL (no memory, or a size that does not fit: n < 1 or
     2n·sizeof(Slot) > PY_SSIZE_T_MAX, checked before malloc)."""
-    if n < 1 or n > SWAG_PY_SSIZE_T_MAX // (2 * <Py_ssize_t>sizeof(Slot)):
+    if n < 1 or n > PY_SSIZE_T_MAX // (2 * <Py_ssize_t>sizeof(Slot)):
         return NULL
     return <Slot*>malloc(2 * n * sizeof(Slot))
 

@@ -22,19 +22,8 @@ include "_common.pxi"
 
 from cpython.pyport cimport PY_SSIZE_T_MAX
 
-from swagkit.spec.monoid import as_monoid as _as_monoid
 from swagkit.spec.snapshots import FlatFITState
 from swagkit.reference.flatfit import check_snapshot as _check_snapshot
-from swagkit.reference._guard import check_count as _check_count, reentered as _reentered, restore as _restore
-
-cdef inline int _restore_slot(int kind, object x, Slot* out) except -1:
-    """A snapshot's stored value for a typed kind (``reference.slickdeque.restored_value_check``): any float for
-    the f64 kinds (a stored aggregate may be NaN: inf + -inf), else validated like ``insert``."""
-    if kind <= K_MIN_F and PyFloat_Check(x):
-        out.f = PyFloat_AS_DOUBLE(x)
-        return 0
-    return to_slot(kind, x, out)
-
 
 cdef enum:
     MIN_CAPACITY = 2
@@ -200,7 +189,7 @@ cdef inline Slot st_stitch_from_t(State* s, int kind, Py_ssize_t start) noexcept
 # -------------------------------------------------------------------------------------------------- generic
 # The callers hold the re-entry guard (``busy``) around these.
 
-cdef int st_insert_g(State* s, object v) except -1:
+cdef int st_insert_g(State* s, object v, object comb) except -1:
     cdef Slot slot
     Py_INCREF(v)
     slot.o = <PyObject*>v
@@ -210,7 +199,7 @@ cdef int st_insert_g(State* s, object v) except -1:
     return 0
 
 
-cdef int st_evict_g(State* s) except -1:
+cdef int st_evict_g(State* s, object comb) except -1:
     cdef PyObject* old
     old = s.partials[s.head].o
     st_drop(s)
@@ -245,37 +234,13 @@ cdef object st_stitch_from_g(State* s, object comb, Py_ssize_t start):
     return acc
 
 
-include "_template.pxi"
+cdef object st_query_g(State* s, object comb):
+    if s.n == 0:
+        return slot_get(s.one)
+    return st_stitch_from_g(s, comb, s.head)
 
 
-cdef object _slots_of(int kind, object values, Py_ssize_t* n_out, Slot** ptr):
-    """Validated typed slots for ``values`` in ``ptr[0]``, every one checked before any is used: a buffer read in
-    place (returned, keep it alive), or a malloc'd copy that the caller frees (``None`` returned)."""
-    cdef Py_ssize_t n_ok = 0, n, i
-    cdef Slot* out
-    cdef Slot v
-    buf = typed_input(kind, values, &n_ok)
-    if buf is not None:
-        n = len(buf)
-        if n_ok < n:
-            to_slot(kind, values[n_ok], &v)  # raises
-        n_out[0] = n
-        ptr[0] = <Slot*>_buffer_address(buf, kind)
-        return buf
-    items = values if isinstance(values, (list, tuple)) else list(values)
-    n = len(items)
-    out = <Slot*>malloc((n if n > 0 else 1) * sizeof(Slot))
-    if out == NULL:
-        raise MemoryError()
-    try:
-        for i in range(n):
-            to_slot(kind, items[i], &out[i])
-    except BaseException:
-        free(out)
-        raise
-    n_out[0] = n
-    ptr[0] = out
-    return None
+include "_swag_shell.pxi"
 
 
 def _window_array_clamped(cls, monoid, values, window):
@@ -283,7 +248,7 @@ def _window_array_clamped(cls, monoid, values, window):
     return _window_array(cls, monoid, values, window if window < PY_SSIZE_T_MAX else PY_SSIZE_T_MAX)
 
 
-cdef class FlatFIT:
+cdef class FlatFIT(SWAGShell):
     """FlatFIT(monoid)
 --
 
@@ -295,67 +260,15 @@ FlatFIT SWAG (id ``flatfit``), resizable, compiled: no ⊗ on insert/evict, at m
     re-entry guard are those of :class:`swagkit.reference.FlatFIT`; copies and pickles go by snapshot.
     """
 
-    cdef State st
-    cdef int kind
-    cdef bint lower_id
-    cdef readonly object monoid
-    cdef object _identity
-    cdef object _combine
-    cdef object _lift
-    cdef object _lower
     cdef bint inited
 
     algorithm = "flatfit"
-    exception_safety = "strong"
-
-    def __cinit__(self, monoid):
-        cdef Slot one
-        one.o = NULL
-        self.st.partials = NULL
-        monoid = _as_monoid(monoid, "flatfit")
-        self.kind = choose_kind(monoid, &one)
-        self.monoid = monoid
-        self._combine = monoid.combine
-        self._lift = monoid.lift
-        self._lower = monoid.lower
-        self._identity = monoid.identity
-        self.lower_id = _lower_is_identity(monoid)
-        if st_init(&self.st, self.kind, one) < 0:
-            raise MemoryError()
 
     def __init__(self, monoid):
         """(The structure is built by ``__cinit__``; a second ``__init__`` is refused like the reference's.)"""
         if self.inited:
             raise TypeError("flatfit: __init__ called on an initialized structure")
         self.inited = True
-
-    def __dealloc__(self):
-        st_free(&self.st, self.kind)
-
-    cdef inline int _enter(self, str operation) except -1:
-        """The re-entry guard: refuse a call while another one of this structure runs (before any change)."""
-        if self.st.busy:
-            raise _reentered("flatfit", operation)
-        self.st.busy = True
-        return 0
-
-    cdef object _out(self, object agg):
-        return agg if self.lower_id else self._lower(agg)
-
-    def query(self) -> Out:
-        """Traverse from ``head`` by the pointers, pushing slots onto ``Positions``; pop them, stitching each range
-        up to ``tail``. One ⊗ per pushed slot (at most n − 1)."""
-        cdef Slot r
-        self._enter("query")
-        try:
-            if self.kind != K_GENERIC:
-                r = st_query_t(&self.st, self.kind)
-                return self._out(box(self.kind, r))
-            if self.st.n == 0:
-                return self._lower(self._identity)
-            return self._lower(st_stitch_from_g(&self.st, self._combine, self.st.head))
-        finally:
-            self.st.busy = False
 
     def query_range(self, r: int) -> Any:
         """The newest ``min(r, n)`` elements, lowered: :meth:`query`'s traversal started ``min(r, n)`` slots
@@ -367,93 +280,13 @@ FlatFIT SWAG (id ``flatfit``), resizable, compiled: no ⊗ on insert/evict, at m
             if isinstance(r, bool) or not isinstance(r, int) or r < 1:
                 raise ValueError(f"range must be an int ≥ 1, got {r!r}")
             if self.st.n == 0:
-                return self._lower(self._identity)
+                return self._lower(self.monoid.identity)
             k = self.st.n if r >= self.st.n else <Py_ssize_t>r  # (a Python int r may exceed Py_ssize_t)
             start = (self.st.tail - k + self.st.cap) % self.st.cap  # C's % keeps the sign: stay non-negative
             if self.kind != K_GENERIC:
                 v = st_stitch_from_t(&self.st, self.kind, start)
-                return self._out(box(self.kind, v))
+                return box(self.kind, v) if self.lower_id else self._lower(box(self.kind, v))
             return self._lower(st_stitch_from_g(&self.st, self._combine, start))
-        finally:
-            self.st.busy = False
-
-    def insert(self, value: In) -> None:
-        """Write v at ``tail`` with a pointer to its successor (growing a full buffer first). No ⊗.
-
-        Typed kinds validate ``value`` like ``as_f64``/``as_i64`` before anything changes."""
-        cdef Slot v
-        self._enter("insert")
-        try:
-            if self.kind != K_GENERIC:
-                to_slot(self.kind, value, &v)
-                if st_insert_t(&self.st, v, self.kind) < 0:
-                    raise MemoryError()
-            else:
-                st_insert_g(&self.st, self._lift(value))
-        finally:
-            self.st.busy = False
-
-    def evict(self) -> None:
-        """Drop the slot at ``head`` (shrinking when a quarter full or less). No ⊗. Raises ``EmptyWindowError``
-        when empty."""
-        self._enter("evict")
-        try:
-            if self.st.n == 0:
-                raise EmptyWindowError("flatfit: evict() on an empty window")
-            if self.kind != K_GENERIC:
-                st_evict_t(&self.st, self.kind)
-            else:
-                st_evict_g(&self.st)
-        finally:
-            self.st.busy = False
-
-    def __len__(self) -> int:
-        return self.st.n
-
-    def insert_many(self, values: Iterable[In]) -> None:
-        """Insert each of ``values`` in order (same state as that many ``insert`` calls); the loop runs in C,
-        over the raw buffer for ``array.array``/``memoryview``/numpy input of a typed kind. Every value is
-        validated (lifted) first, so a refused one changes nothing."""
-        cdef Py_ssize_t n = 0, done
-        cdef Slot* inp = NULL
-        self._enter("insert_many")
-        try:
-            if self.kind != K_GENERIC:
-                keep = _slots_of(self.kind, values, &n, &inp)
-                try:
-                    if n > 0:
-                        done = _insert_run(&self.st, inp, n, self.kind)
-                        if done < n:
-                            err = MemoryError()
-                            err.add_note(f"swagkit flatfit: insert_many inserted {done} of {n} values")
-                            raise err
-                finally:
-                    if keep is None and inp != NULL:
-                        free(inp)
-                return
-            lift = self._lift
-            lifted = [lift(x) for x in values]
-            for v in lifted:
-                st_insert_g(&self.st, v)
-        finally:
-            self.st.busy = False
-
-    def evict_many(self, count: int) -> None:
-        """Evict the ``count`` oldest values in a C loop. Raises ``EmptyWindowError`` (evicting nothing) when
-        fewer than ``count`` are held, ``ValueError``/``TypeError`` for a negative or non-integer count."""
-        cdef Py_ssize_t i, k
-        self._enter("evict_many")
-        try:
-            count = _check_count(count)
-            if count > self.st.n:
-                raise EmptyWindowError(f"flatfit: evict_many({count}) on a window of {self.st.n}")
-            k = count
-            if self.kind != K_GENERIC:
-                for i in range(k):
-                    st_evict_t(&self.st, self.kind)
-            else:
-                for i in range(k):
-                    st_evict_g(&self.st)
         finally:
             self.st.busy = False
 
@@ -491,7 +324,6 @@ FlatFIT SWAG (id ``flatfit``), resizable, compiled: no ⊗ on insert/evict, at m
         cdef State t
         cdef State* s
         cdef Py_ssize_t k, i, cap
-        cdef Slot v
         snap = _check_snapshot(snapshot)
         agg = cls(monoid)
         s = &agg.st
@@ -508,40 +340,20 @@ FlatFIT SWAG (id ``flatfit``), resizable, compiled: no ⊗ on insert/evict, at m
         s.tail = snap.head  # grows as the live slots are filled (the state stays whole for __dealloc__)
         for k in range(snap.size):
             i = (snap.head + k) % cap
-            x = snap.partials[i]
-            if agg.kind != K_GENERIC:
-                _restore_slot(agg.kind, x, &v)
-                s.partials[i] = v
-            else:
-                slot_put(&s.partials[i], x)
+            agg._store(&s.partials[i], snap.partials[i])
             s.pointers[i] = snap.pointers[i]
             s.n = k + 1
         s.tail = snap.tail
         return agg
 
-    def __reduce__(self):
-        return (_restore, (type(self), self.monoid, {}, self.snapshot(), self.st.count))
-
-    def __copy__(self):
-        return _restore(type(self), self.monoid, {}, self.snapshot(), self.st.count)
-
-    cdef object _val(self, Slot v):
-        if self.kind != K_GENERIC:
-            return box(self.kind, v)
-        return slot_get(v)
-
-    @property
-    def combine_count(self):
-        """Number of ⊗ invocations so far, counted as the pseudocode performs them."""
-        return self.st.count
-
-    @combine_count.setter
-    def combine_count(self, value):
-        self.st.count = value
-
     def _memory_bytes(self) -> int:
         """Bytes malloc'd for the three arrays (``capacity`` slots of a value, a pointer and a stack entry)."""
         return self.st.cap * (sizeof(Slot) + 2 * sizeof(Py_ssize_t))
 
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.monoid.name}, n={len(self)})"
+
+document_costs(
+    query="Traverse from ``head`` by the pointers, pushing slots onto ``Positions``; pop them, stitching each "
+          "range up to ``tail``. One ⊗ per pushed slot (at most n − 1).",
+    insert="Write v at ``tail`` with a pointer to its successor (growing a full buffer first). No ⊗.",
+    evict="Drop the slot at ``head`` (shrinking when a quarter full or less). No ⊗.",
+)

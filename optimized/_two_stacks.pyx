@@ -13,8 +13,6 @@ is amortized O(1) like the algorithm itself); F's capacity is kept ≥ n on inse
 include "_common.pxi"
 
 from swagkit.spec.snapshots import TwoStacksState
-from swagkit.spec.monoid import as_monoid as _as_monoid
-from swagkit.reference._guard import check_count as _check_count, reentered as _reentered, restore as _restore
 
 # a stack element is two slots: [2*i] is val, [2*i+1] is agg; the top is the last element
 
@@ -204,11 +202,10 @@ cdef object st_query_g(State* s, object comb):
     return comb(pi_f_g(s), pi_b_g(s))
 
 
-include "_template.pxi"
-include "_bulk.pxi"
+include "_swag_shell.pxi"
 
 
-cdef class TwoStacks:
+cdef class TwoStacks(SWAGShell):
     """TwoStacks(monoid)
 --
 
@@ -220,111 +217,7 @@ Two-Stacks SWAG (id ``two_stacks``), compiled: amortized O(1), worst-case O(n) �
     re-entry guard are those of :class:`swagkit.reference.TwoStacks`; copies and pickles go by snapshot.
     """
 
-    cdef State st
-    cdef int kind
-    cdef bint lower_id
-    cdef readonly object monoid
-    cdef object _combine
-    cdef object _lift
-    cdef object _lower
-
     algorithm = "two_stacks"
-    exception_safety = "strong"
-
-    def __cinit__(self, monoid):
-        cdef Slot one
-        monoid = _as_monoid(monoid, "two_stacks")
-        self.kind = choose_kind(monoid, &one)
-        self.monoid = monoid
-        self._combine = monoid.combine
-        self._lift = monoid.lift
-        self._lower = monoid.lower
-        self.lower_id = _lower_is_identity(monoid)
-        identity = monoid.identity
-        if self.kind == K_GENERIC:
-            one.o = <PyObject*>identity
-        if st_init(&self.st, self.kind, one) < 0:
-            raise MemoryError()
-
-    def __dealloc__(self):
-        st_free(&self.st, self.kind)
-
-    cdef inline int _enter(self, str operation) except -1:
-        """The re-entry guard: refuse a call while another one of this structure runs (before any change)."""
-        if self.st.busy:
-            raise _reentered("two_stacks", operation)
-        self.st.busy = True
-        return 0
-
-    def query(self) -> Out:
-        """``ΠF ⊗ ΠB``, lowered. One ⊗."""
-        cdef Slot r
-        self._enter("query")
-        try:
-            if self.kind != K_GENERIC:
-                r = st_query_t(&self.st, self.kind)
-                result = box(self.kind, r)
-            else:
-                result = st_query_g(&self.st, self._combine)
-            if self.lower_id:
-                return result
-            return self._lower(result)
-        finally:
-            self.st.busy = False
-
-    def insert(self, value: In) -> None:
-        """``B.push(v, ΠB ⊗ v)``. One ⊗.
-
-        Typed kinds validate ``value`` like ``as_f64``/``as_i64`` before anything changes."""
-        cdef Slot v
-        self._enter("insert")
-        try:
-            if self.kind != K_GENERIC:
-                to_slot(self.kind, value, &v)
-                if st_insert_t(&self.st, v, self.kind) < 0:
-                    raise MemoryError()
-            else:
-                st_insert_g(&self.st, self._lift(value), self._combine)
-        finally:
-            self.st.busy = False
-
-    def evict(self) -> None:
-        """Pop F, flipping B onto F first when F is empty. At most n ⊗, amortized one. Raises
-        ``EmptyWindowError`` when empty."""
-        self._enter("evict")
-        try:
-            if st_len(&self.st) == 0:
-                raise EmptyWindowError("two_stacks: evict() on an empty window")
-            if self.kind != K_GENERIC:
-                st_evict_t(&self.st, self.kind)
-            else:
-                st_evict_g(&self.st, self._combine)
-        finally:
-            self.st.busy = False
-
-    def __len__(self) -> int:
-        return st_len(&self.st)
-
-    def insert_many(self, values: Iterable[In]) -> None:
-        """Insert each of ``values`` in order (same ⊗ sequence as that many ``insert`` calls); the loop runs in
-        C, over the raw buffer for ``array.array``/``memoryview``/numpy input of a typed kind. Every value is
-        validated (lifted) first, so a refused one changes nothing; if ``combine`` raises at the j-th
-        insertion, the first j stay inserted and the exception's note says so."""
-        self._enter("insert_many")
-        try:
-            _insert_many_body(&self.st, self.kind, values, self._lift, self._combine, "two_stacks")
-        finally:
-            self.st.busy = False
-
-    def evict_many(self, count: int) -> None:
-        """Evict the ``count`` oldest values in a C loop. Raises ``EmptyWindowError`` (evicting nothing) when
-        fewer than ``count`` are held, ``ValueError``/``TypeError`` for a negative or non-integer count. If
-        ``combine`` raises at the j-th eviction, the first j stay evicted (the exception's note says so)."""
-        self._enter("evict_many")
-        try:
-            _evict_many_body(&self.st, self.kind, count, self._combine, "two_stacks")
-        finally:
-            self.st.busy = False
 
     def snapshot(self) -> TwoStacksState:
         """:class:`~swagkit.spec.snapshots.TwoStacksState`, values as Python objects."""
@@ -365,36 +258,13 @@ Two-Stacks SWAG (id ``two_stacks``), compiled: amortized O(1), worst-case O(n) �
             s.nB = i + 1
         return agg
 
-    cdef int _store(self, Slot* slot, object x) except -1:
-        if self.kind != K_GENERIC:
-            restore_slot(self.kind, x, slot)
-        else:
-            slot_put(slot, x)
-        return 0
-
-    def __reduce__(self):
-        return (_restore, (type(self), self.monoid, {}, self.snapshot(), self.st.count))
-
-    def __copy__(self):
-        return _restore(type(self), self.monoid, {}, self.snapshot(), self.st.count)
-
-    cdef object _val(self, Slot v):
-        if self.kind != K_GENERIC:
-            return box(self.kind, v)
-        return slot_get(v)
-
-    @property
-    def combine_count(self):
-        """Number of ⊗ invocations so far, counted as the pseudocode performs them (identity included)."""
-        return self.st.count
-
-    @combine_count.setter
-    def combine_count(self, value):
-        self.st.count = value
-
     def _memory_bytes(self) -> int:
         """Bytes malloc'd for the two stacks (their capacities)."""
         return (self.st.capF + self.st.capB) * 2 * <Py_ssize_t>sizeof(Slot)
 
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.monoid.name}, n={len(self)})"
+
+document_costs(
+    query="``ΠF ⊗ ΠB``, lowered. One ⊗.",
+    insert="``B.push(v, ΠB ⊗ v)``. One ⊗.",
+    evict="Pop F, flipping B onto F first when F is empty. At most n ⊗, amortized one.",
+)

@@ -17,12 +17,13 @@ import pytest
 import swagkit.optimized as opt
 import swagkit.reference as ref
 from swagkit.optimized import _fallback
-from swagkit.optimized._fiba_api import FIBA_COMPILED
 from swagkit.spec.errors import EmptyWindowError
 from swagkit.spec.library import LIBRARY, string_concat, sum_f64, sum_i64
 from swagkit.spec.ooo import MissingTimeError, UnorderedBulkError
 
 CLASSES = ["FiBA", "FiBALoop"]
+#: whether the compiled extension is in use (the loader falls back to the reference classes otherwise)
+FIBA_COMPILED = "_fiba" not in opt.FALLBACK_REASONS and opt.FiBA is not _fallback.FiBA
 PURE = os.environ.get("SWAGKIT_PUREPYTHON", "") not in ("", "0")
 
 
