@@ -9,7 +9,12 @@
 * :mod:`.algorithms` -- one card per algorithm (title, paper, class, ADT, snapshot, checker, budget, space
   rule, guarantees, requirements); the tables below are read off the cards.
 * :mod:`.snapshots` -- plain state snapshots; :mod:`.checkers` -- per-algorithm invariant checkers;
-  :mod:`.budgets` -- combine-call budgets and space claims from the theorems.
+  :mod:`.budgets` -- the budget meter (the budgets themselves are on the cards).
+* :mod:`.nonfifo`, :mod:`.slickdeque` / :mod:`.slickdeque_plan` -- the handle-based window of the Reactive
+  Aggregator; SlickDeque's requirements, multi-query budgets and range plans.
+* :mod:`.decay` -- paper 004: decay functions (the package itself), :mod:`.decay.bounds` (error and space
+  contracts, with the notes' corrected constants), :mod:`.decay.oracle` (exact answers), :mod:`.decay.input`
+  and :mod:`.decay.errors` (the input contract), :mod:`.decay.snapshots`, :mod:`.decay.streams` (test streams).
 """
 
 from .adt import FifoSwag, TimestampedWindow

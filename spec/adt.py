@@ -10,7 +10,8 @@
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Generic, Iterable, Protocol, Sequence, TypeVar
+from collections.abc import Iterable, Sequence
+from typing import Any, Generic, Protocol, TypeVar
 
 from .errors import EmptyWindowError, OutOfOrderError
 from .monoid import Monoid, as_monoid
@@ -101,7 +102,7 @@ class FifoSwag(Generic[In, Agg, Out]):
         """Plain copy of the state for :mod:`swagkit.spec.checkers`."""
         return RecalcState(values=tuple(self._values))
 
-    def __copy__(self) -> "FifoSwag[In, Agg, Out]":
+    def __copy__(self) -> FifoSwag[In, Agg, Out]:
         """An independent window sharing the monoid and the values (the default copy would share the deque)."""
         twin = type(self)(self.monoid)
         twin._values = deque(self._values)
@@ -142,9 +143,7 @@ class TimestampedWindow:
     def insert(self, time: Any, value: Any) -> None:
         """Insert ``value`` stamped ``time``; ``time`` must not be older than :meth:`youngest`."""
         if self._times and time < self._times[-1]:
-            raise OutOfOrderError(
-                f"timestamp {time!r} is older than the youngest in the window ({self._times[-1]!r})"
-            )
+            raise OutOfOrderError(f"timestamp {time!r} is older than the youngest in the window ({self._times[-1]!r})")
         self.aggregator.insert(value)  # may raise (bad value) before the timestamp is recorded
         self._times.append(time)
 

@@ -73,10 +73,7 @@ class InvariantViolation(SwagkitError, AssertionError):
         self.detail = detail
         self.state = state
         super().__init__(
-            f"{algorithm}: invariant '{invariant}' violated\n"
-            f"  paper: {wording}\n"
-            f"  found: {detail}\n"
-            f"  state: {state!r}"
+            f"{algorithm}: invariant '{invariant}' violated\n  paper: {wording}\n  found: {detail}\n  state: {state!r}"
         )
 
 
@@ -89,9 +86,7 @@ class BudgetExceeded(SwagkitError, AssertionError):
         self.used = used
         self.allowed = allowed
         self.source = source
-        super().__init__(
-            f"{algorithm}: {operation} used {used} combine calls, budget is {allowed:g} ({source})"
-        )
+        super().__init__(f"{algorithm}: {operation} used {used} combine calls, budget is {allowed:g} ({source})")
 
 
 class ModelMismatch(SwagkitError, AssertionError):

@@ -51,7 +51,7 @@ m·u·2 and 8m node visits, ``bulk_insert`` m_raw single inserts at distance ≤
 
 The constants are not the paper's (it states none); they were checked with margin on adversarial workloads
 (in-order streams, sawtooth windows around node boundaries, bulks at both extremes, random out-of-order
-mixtures) for μ = 2, 3, 4, 8, and every Hypothesis run meters them (:mod:`swagkit.verify.ooo_debug`).
+mixtures) for μ = 2, 3, 4, 8, and every Hypothesis run meters them (:mod:`swagkit.verify.kinds.out_of_order.debug`).
 """
 
 from __future__ import annotations
@@ -124,8 +124,7 @@ def worst_touched(op: str, mu: int, n: int, m: int = 1) -> float:
     }[op]
 
 
-def amortized_combines(op: str, mu: int, m: int = 1, d: int = 0, m_raw: int | None = None,
-                       loop: bool = False) -> float:
+def amortized_combines(op: str, mu: int, m: int = 1, d: int = 0, m_raw: int | None = None, loop: bool = False) -> float:
     """The ⊗ credit of one ``op`` in the potential inequality (see the module docstring)."""
     u = unit(mu)
     raw = m if m_raw is None else m_raw
@@ -142,8 +141,7 @@ def amortized_combines(op: str, mu: int, m: int = 1, d: int = 0, m_raw: int | No
     return raw + u * (2 + 2 * _lg(d, mu) + 3 * m * (1 + _lg(d / max(m, 1), mu)))
 
 
-def amortized_touched(op: str, mu: int, m: int = 1, d: int = 0, m_raw: int | None = None,
-                      loop: bool = False) -> float:
+def amortized_touched(op: str, mu: int, m: int = 1, d: int = 0, m_raw: int | None = None, loop: bool = False) -> float:
     """The node-visit credit of one ``op`` in the potential inequality."""
     raw = m if m_raw is None else m_raw
     if op == "query":
@@ -192,14 +190,26 @@ class FiBABudgetMeter:
     credit_touched: float = 0.0
     max_seen: dict[str, int] = field(default_factory=dict)
 
-    def record(self, op: str, n_before: int, n_after: int, combines: int, touched: int, m: int = 1, d: int = 0,
-               m_raw: int | None = None) -> None:
+    def record(
+        self,
+        op: str,
+        n_before: int,
+        n_after: int,
+        combines: int,
+        touched: int,
+        m: int = 1,
+        d: int = 0,
+        m_raw: int | None = None,
+    ) -> None:
         """Check one operation that used ``combines`` ⊗ and ``touched`` node visits."""
         if op not in OPERATIONS:
             raise ValueError(f"unknown FiBA operation {op!r}")
         n = max(n_before, n_after)
-        label = f"{op} (n={n_before}" + (f", m={m}" if op.startswith("bulk") else "") + (
-            f", d={d})" if op in ("insert", "remove", "bulk_insert") else ")")
+        label = (
+            f"{op} (n={n_before}"
+            + (f", m={m}" if op.startswith("bulk") else "")
+            + (f", d={d})" if op in ("insert", "remove", "bulk_insert") else ")")
+        )
         if self.loop and op.startswith("bulk"):  # a loop of single operations: m_raw inserts or m evicts
             k = (m if m_raw is None else m_raw) if op == "bulk_insert" else m
             single = "insert" if op == "bulk_insert" else "evict"
@@ -221,9 +231,19 @@ class FiBABudgetMeter:
         self.credit_touched += amortized_touched(op, self.mu, m, d, m_raw, self.loop)
         allowed = self.credit_combines + slack_combines(self.mu, n)
         if self.combines > allowed:
-            raise BudgetExceeded(self.algorithm, f"amortized ⊗ after {label}", self.combines, allowed,
-                                 SOURCE + " (amortized, potential inequality)")
+            raise BudgetExceeded(
+                self.algorithm,
+                f"amortized ⊗ after {label}",
+                self.combines,
+                allowed,
+                SOURCE + " (amortized, potential inequality)",
+            )
         allowed_t = self.credit_touched + slack_touched(self.mu, n)
         if self.touched > allowed_t:
-            raise NodeVisitsExceeded(self.algorithm, f"amortized, after {label},", self.touched, allowed_t,
-                                     SOURCE + " (amortized, potential inequality)")
+            raise NodeVisitsExceeded(
+                self.algorithm,
+                f"amortized, after {label},",
+                self.touched,
+                allowed_t,
+                SOURCE + " (amortized, potential inequality)",
+            )

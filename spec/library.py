@@ -45,10 +45,10 @@ implementations reject the same bad input with the same exception:
   real types such as ``numpy.float32`` or ``Fraction(1, 2)`` when converting loses nothing, and integers
   (``int``, numpy integers) with |x| ≤ 2**53; NaN is rejected (it would break associativity of max/min and
   equality of sums); other values (``bool``, ``Decimal``, ``Fraction(1, 3)``, strings) raise ``TypeError``.
-* ``*_i64`` accept integers (``int``, numpy integers, anything ``numbers.Integral``) in [-2**63, 2**63); other
-  types (``bool`` included) raise ``TypeError``, out-of-range integers ``OverflowError``. ``sum_i64`` adds modulo 2**64 (two's complement, like C): that is a group, so every
-  algorithm's result equals the true window sum whenever the true sum fits in int64, even if a partial
-  aggregate of a sub-window overflows.
+* ``*_i64`` accept integers (``int``, numpy integers, anything ``numbers.Integral``) in [-2**63, 2**63); other types
+  (``bool`` included) raise ``TypeError``, out-of-range integers ``OverflowError``. ``sum_i64`` adds modulo 2**64 (two's
+  complement, like C): that is a group, so every algorithm's result equals the true window sum whenever the true sum
+  fits in int64, even if a partial aggregate of a sub-window overflows.
 """
 
 from __future__ import annotations
@@ -58,9 +58,10 @@ import hashlib
 import math
 import numbers
 import operator
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Final, Sequence
+from typing import Any, Final
 
 from .monoid import Monoid
 
@@ -79,6 +80,7 @@ __all__ = [
     "max_count",
     "min_count",
     "matrix2x2",
+    "affine",
     "max_monoid",
     "min_monoid",
     "argmax",
@@ -232,6 +234,50 @@ def matrix2x2() -> Monoid[Matrix, Matrix, Matrix]:
     return Monoid(identity=(1, 0, 0, 1), combine=_matmul, name="matrix2x2")
 
 
+Affine = tuple[Any, Any]
+
+
+def _affine_lift(x: Any) -> Affine:
+    """An input of :func:`affine`: a pair ``(a, b)`` of exact numbers with ``a != 0`` (the map ``t ↦ a·t + b``)."""
+    if not isinstance(x, tuple) or len(x) != 2:
+        raise TypeError(f"affine expects a pair (a, b) for the map t -> a*t + b, got {x!r}")
+    a, b = as_exact(x[0]), as_exact(x[1])
+    if a == 0:
+        raise ValueError(f"affine needs a != 0 (an invertible map), got {x!r}")
+    return (a, b)
+
+
+def _affine_then(x: Affine, y: Affine) -> Affine:
+    # x, then y: t ↦ a2·(a1·t + b1) + b2
+    return (x[0] * y[0], y[0] * x[1] + y[1])
+
+
+def _affine_inverse(x: Affine) -> Affine:
+    # t ↦ (t − b) / a
+    return (Fraction(1) / x[0], Fraction(-x[1]) / x[0])
+
+
+def affine() -> Monoid[Any, Affine, Affine]:
+    """Composition of affine maps ``t ↦ a·t + b`` over exact numbers (``a != 0``), the older map applied first:
+    a **non-commutative group** (``inverse``: ``t ↦ (t − b)/a``). The test operator that lets algorithms which
+    need an inverse (SlickDeque Inv, Subtract-on-Evict) show that they subtract on the correct side.
+
+    >>> m = affine()
+    >>> m.combine(m.lift((2, 1)), m.lift((3, 0))), m.combine(m.lift((3, 0)), m.lift((2, 1)))
+    ((6, 3), (6, 1))
+    >>> m.combine(m.inverse(m.lift((2, 1))), m.lift((2, 1))) == m.identity
+    True
+    """
+    return Monoid(
+        identity=(1, 0),
+        combine=_affine_then,
+        lift=_affine_lift,
+        name="affine",
+        invertible=True,
+        inverse=_affine_inverse,
+    )
+
+
 def _max(a: Any, b: Any) -> Any:
     return a if a >= b else b
 
@@ -269,12 +315,28 @@ def _min(a: Any, b: Any) -> Any:
 
 def max_f64() -> Monoid[Any, float, float]:
     """float64 maximum (identity ``-inf``). Exact: max never rounds."""
-    return Monoid(identity=-math.inf, combine=_max, lift=as_f64, name="max_f64", commutative=True, selective=True, fast_path="max_f64")
+    return Monoid(
+        identity=-math.inf,
+        combine=_max,
+        lift=as_f64,
+        name="max_f64",
+        commutative=True,
+        selective=True,
+        fast_path="max_f64",
+    )
 
 
 def min_f64() -> Monoid[Any, float, float]:
     """float64 minimum (identity ``+inf``)."""
-    return Monoid(identity=math.inf, combine=_min, lift=as_f64, name="min_f64", commutative=True, selective=True, fast_path="min_f64")
+    return Monoid(
+        identity=math.inf,
+        combine=_min,
+        lift=as_f64,
+        name="min_f64",
+        commutative=True,
+        selective=True,
+        fast_path="min_f64",
+    )
 
 
 def _add64(a: int, b: int) -> int:
@@ -301,12 +363,28 @@ def sum_i64() -> Monoid[Any, int, int]:
 
 def max_i64() -> Monoid[Any, int, int]:
     """int64 maximum (identity ``-2**63``)."""
-    return Monoid(identity=INT64_MIN, combine=_max, lift=as_i64, name="max_i64", commutative=True, selective=True, fast_path="max_i64")
+    return Monoid(
+        identity=INT64_MIN,
+        combine=_max,
+        lift=as_i64,
+        name="max_i64",
+        commutative=True,
+        selective=True,
+        fast_path="max_i64",
+    )
 
 
 def min_i64() -> Monoid[Any, int, int]:
     """int64 minimum (identity ``2**63 - 1``)."""
-    return Monoid(identity=INT64_MAX, combine=_min, lift=as_i64, name="min_i64", commutative=True, selective=True, fast_path="min_i64")
+    return Monoid(
+        identity=INT64_MAX,
+        combine=_min,
+        lift=as_i64,
+        name="min_i64",
+        commutative=True,
+        selective=True,
+        fast_path="min_i64",
+    )
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -317,9 +395,9 @@ class _Neutral:
     """Type of :data:`NEUTRAL`, the identity of monoids with no natural neutral value (a singleton)."""
 
     __slots__ = ()
-    _instance: "_Neutral | None" = None
+    _instance: _Neutral | None = None
 
-    def __new__(cls) -> "_Neutral":
+    def __new__(cls) -> _Neutral:
         if cls._instance is None:
             cls._instance = super().__new__(cls)
         return cls._instance
@@ -399,9 +477,7 @@ def count_monoid() -> Monoid[Any, int, int]:
 
     Any input is accepted; only its presence counts.
     """
-    return Monoid(
-        identity=0, combine=_add, lift=_one, name="count", commutative=True, invertible=True, inverse=_neg
-    )
+    return Monoid(identity=0, combine=_add, lift=_one, name="count", commutative=True, invertible=True, inverse=_neg)
 
 
 SumCount = tuple[Any, int]
@@ -818,7 +894,7 @@ def stable_key(x: Any) -> bytes:
     Deterministic across processes for values with a deterministic ``repr`` (int, str, bytes, float, and
     tuples of those). ``1`` and ``1.0`` and ``True`` are different keys.
     """
-    return f"{type(x).__qualname__}:{x!r}".encode("utf-8")
+    return f"{type(x).__qualname__}:{x!r}".encode()
 
 
 def bloom_positions(x: Any, m_bits: int, k: int) -> tuple[int, ...]:
@@ -973,11 +1049,11 @@ def relative_variation() -> Monoid[Any, MinMax, Any]:
     """Relative variation ``(max - min) / max`` of the window (paper 000 §7.3).
 
     Paper 000 names the operator only ("an aggregation operation inspired by Query 2 of the DEBS 2012 Grand
-    Challenge: relative variation"; it does not give a formula, and the Grand Challenge text itself is not in
-    this repository). Its experiments ran the authors' public suite (IBM/sliding-window-aggregators, ``RelativeVariation`` in
-    ``cpp/src/AggregationFunctions.hpp``), whose partial aggregate is ``{min, max}`` with
-    ``lower = (max - min) / max``; this factory follows that definition. (That suite's identity,
-    ``{min: INT64_MIN, max: INT64_MAX}``, is absorbing rather than neutral; here it is ``(+inf, -inf)``.)
+    Challenge: relative variation"; it does not give a formula, and the Grand Challenge text itself is not in this
+    repository). Its experiments ran the authors' public suite (IBM/sliding-window-aggregators, ``RelativeVariation`` in
+    ``cpp/src/AggregationFunctions.hpp``), whose partial aggregate is ``{min, max}`` with ``lower = (max - min) / max``;
+    this factory follows that definition. (That suite's identity, ``{min: INT64_MIN, max: INT64_MAX}``, is absorbing
+    rather than neutral; here it is ``(+inf, -inf)``.)
 
     Aggregate ``(min, max)``, ``lift(x) = (x, x)``, combine takes min and max. ``lower`` is exact (``Fraction``)
     over int/Fraction inputs and ``None`` for the empty window or ``max == 0``. Meaningful for positive
@@ -1058,7 +1134,9 @@ LIBRARY: dict[str, LibraryEntry] = {
     "count": LibraryEntry(count_monoid, [0, "x", None, 3.5, (1, 2)], "000 Table 1; 002 Table 1 Count"),
     "mean": LibraryEntry(mean_monoid, [0, 1, -2, 7, Fraction(1, 3), 10**20], "000 Table 1; 002 Table 1 ArithmeticMean"),
     "geomean": LibraryEntry(geomean, [1.0, 2.0, 0.5, 10, 1e-3, 3.25], "000 Table 1 and §7; 002 Table 1 GeometricMean"),
-    "stddev_pop": LibraryEntry(stddev, [0.0, 1.5, -2.25, 1e3, 3, 1e3 + 0.5], "000 Table 1; 002 Table 1 PopulationStdDev"),
+    "stddev_pop": LibraryEntry(
+        stddev, [0.0, 1.5, -2.25, 1e3, 3, 1e3 + 0.5], "000 Table 1; 002 Table 1 PopulationStdDev"
+    ),
     "stddev_sample": LibraryEntry(
         lambda: stddev(sample=True), [0.0, 1.5, -2.25, 1e3, 3, 1e3 + 0.5], "000 Table 1; 002 Table 1 SampleStdDev"
     ),
@@ -1066,11 +1144,18 @@ LIBRARY: dict[str, LibraryEntry] = {
     "variance_sample_exact": LibraryEntry(
         lambda: variance_exact(sample=True), _STAT_EXAMPLES, "002 Table 1 SampleStdDev (squared)"
     ),
-    "variance_moments_exact": LibraryEntry(variance_moments_exact, _STAT_EXAMPLES, "002 Tables 1-2 StdDev (power sums)"),
+    "variance_moments_exact": LibraryEntry(
+        variance_moments_exact, _STAT_EXAMPLES, "002 Tables 1-2 StdDev (power sums)"
+    ),
     "string_concat": LibraryEntry(string_concat, ["", "a", "b", "cd", "ba"], "000 letter notation; 002 §1 Sum<String>"),
     "max_count": LibraryEntry(max_count, [4, 5, 3, 4, 0, -1], "000 §2.2 maxcount; 002 Table 1 MaxCount"),
     "min_count": LibraryEntry(min_count, [4, 5, 3, 4, 0, -1, 0], "002 Table 1 MinCount"),
-    "matrix2x2": LibraryEntry(matrix2x2, [(1, 1, 0, 1), (0, 1, 1, 0), (2, -1, 3, 5), (1, 0, 0, 1)], "non-commutative test operator"),
+    "affine": LibraryEntry(
+        affine, [(2, 1), (3, 0), (1, -1), (Fraction(1, 2), 5), (-1, 0)], "non-commutative test group"
+    ),
+    "matrix2x2": LibraryEntry(
+        matrix2x2, [(1, 1, 0, 1), (0, 1, 1, 0), (2, -1, 3, 5), (1, 0, 0, 1)], "non-commutative test operator"
+    ),
     "max": LibraryEntry(max_monoid, [3, -1, 7, 7, 0], "000 Table 1; 002 Table 1 Max"),
     "min": LibraryEntry(min_monoid, [3, -1, 7, -1, 0, Fraction(-3, 2)], "000 Table 1; 002 Table 1 Min"),
     "argmax": LibraryEntry(argmax, _ARG_EXAMPLES, "000 Table 1 argMax; 002 Table 1 ArgMax (ties: younger)"),

@@ -18,8 +18,9 @@ Algorithms call ``combine`` directly; they never rely on a property the monoid d
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Generic, Iterable, Sequence, TypeVar
+from typing import Any, Generic, TypeVar
 
 In = TypeVar("In")
 Agg = TypeVar("Agg")
@@ -108,7 +109,7 @@ class Monoid(Generic[In, Agg, Out]):
             "selective": self.selective,
         }
 
-    def renamed(self, name: str) -> "Monoid[In, Agg, Out]":
+    def renamed(self, name: str) -> Monoid[In, Agg, Out]:
         """A copy with another name (handy when one operator is registered under several ids)."""
         return replace(self, name=name)
 
@@ -122,10 +123,10 @@ def as_monoid(obj: _M, owner: str) -> _M:
     ``combine`` and callable ``lift``/``lower``), else a ``TypeError`` that says what was passed and what to pass.
     Every structure's constructor calls it first, so a library id or an uncalled factory fails clearly.
 
-    >>> as_monoid("sum_f64", "two_stacks")
+    >>> as_monoid("sum_f64", "two_stacks")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    TypeError: two_stacks: expected a Monoid, got the string 'sum_f64'; pass swagkit.spec.library.sum_f64() (or LIBRARY['sum_f64'].factory())
+    TypeError: two_stacks: expected a Monoid, got the string 'sum_f64'; pass swagkit.spec.library.sum_f64() ...
     """
     if isinstance(obj, Monoid):
         return obj
@@ -137,7 +138,11 @@ def as_monoid(obj: _M, owner: str) -> _M:
     missing = [p for p in _MONOID_PARTS if not hasattr(obj, p)]
     if missing:
         name = getattr(obj, "__qualname__", None) or type(obj).__name__
-        hint = f"; {name} looks like a factory: call it, {name}()" if callable(obj) and missing == list(_MONOID_PARTS) else ""
+        hint = (
+            f"; {name} looks like a factory: call it, {name}()"
+            if callable(obj) and missing == list(_MONOID_PARTS)
+            else ""
+        )
         raise TypeError(f"{owner}: expected a Monoid, got {obj!r} (no {', '.join(missing)}){hint}")
     bad = [p for p in ("combine", "lift", "lower") if not callable(getattr(obj, p))]
     if bad:
@@ -247,9 +252,7 @@ def check_commutativity(
     return None
 
 
-def check_inverse(
-    monoid: Monoid[Any, Agg, Any], samples: Sequence[Agg], limit: int = 5_000
-) -> LawViolation | None:
+def check_inverse(monoid: Monoid[Any, Agg, Any], samples: Sequence[Agg], limit: int = 5_000) -> LawViolation | None:
     """``inv(a) ⊗ (a ⊗ b) == b`` and ``(a ⊗ b) ⊗ inv(b) == a`` (two-sided cancellation)."""
     inv = monoid.inverse
     if inv is None:
@@ -265,9 +268,7 @@ def check_inverse(
     return None
 
 
-def check_selectivity(
-    monoid: Monoid[Any, Agg, Any], samples: Sequence[Agg], limit: int = 5_000
-) -> LawViolation | None:
+def check_selectivity(monoid: Monoid[Any, Agg, Any], samples: Sequence[Agg], limit: int = 5_000) -> LawViolation | None:
     """``a ⊗ b`` is ``a`` or ``b`` (by the monoid's equality)."""
     for a, b in itertools.islice(itertools.product(samples, repeat=2), limit):
         ab = monoid.combine(a, b)

@@ -12,7 +12,8 @@ never issued handle raises :class:`InvalidHandleError` and changes nothing.
 
 from __future__ import annotations
 
-from typing import Any, Generic, Iterable, TypeVar
+from collections.abc import Iterable
+from typing import Generic, TypeVar
 
 from .errors import EmptyWindowError, SwagkitError
 from .monoid import Monoid

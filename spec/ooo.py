@@ -29,7 +29,8 @@ The model recomputes from scratch: ``query`` costs n−1 combines, updates O(n) 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from typing import Any, Generic, Iterable, Protocol, TypeVar
+from collections.abc import Iterable
+from typing import Any, Generic, Protocol, TypeVar
 
 from .errors import EmptyWindowError, SwagkitError
 from .monoid import Monoid

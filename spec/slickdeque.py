@@ -18,7 +18,8 @@ accepts the same monoids, raises the same errors and pops the same nodes.
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from .errors import UnsupportedMonoidError
 from .monoid import Monoid

@@ -10,7 +10,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["RecalcState", "TwoStacksState", "TwoStacksLiteState", "DABAState", "DABALiteState", "FlatFATState", "ReactiveState", "SlickDequeInvState", "SlickDequeNonInvState", "FlatFITState"]
+__all__ = [
+    "RecalcState",
+    "TwoStacksState",
+    "TwoStacksLiteState",
+    "DABAState",
+    "DABALiteState",
+    "FlatFATState",
+    "ReactiveState",
+    "SlickDequeInvState",
+    "SlickDequeNonInvState",
+    "FlatFITState",
+]
 
 
 @dataclass(frozen=True)
@@ -169,7 +180,7 @@ class FiBANodeState:
     count: int
     left_spine: bool
     right_spine: bool
-    children: tuple["FiBANodeState", ...]
+    children: tuple[FiBANodeState, ...]
 
     @property
     def arity(self) -> int:

@@ -15,8 +15,8 @@ Adding an algorithm is one new module here and one line in :data:`CARD_MODULES`.
 
 >>> card("daba_lite").budget.bound("insert", 10)
 3
->>> [c.id for c in CARDS if c.requires]
-['slickdeque_inv', 'slickdeque_noninv']
+>>> card("slickdeque_noninv").requires, card("slickdeque_noninv").kind
+(('selective',), 'fifo')
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ CARD_MODULES: tuple[str, ...] = (
     "daba_lite",
     "reactive",
     "flatfat",
+    "subtract_on_evict",
     "slickdeque_inv",
     "slickdeque_noninv",
     "flatfit",

@@ -20,8 +20,9 @@ Cards are plain data: a card module imports the checker, snapshot type and budge
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from ..monoid import Monoid
 
@@ -155,6 +156,14 @@ class AlgorithmCard(MonoidRequirements):
     ``requires`` lists the monoid properties it relies on; ``requires_any``: one of them suffices.
     ``takes_monoid=False`` marks structures that are not generic over a monoid (built as ``cls(**params)``);
     ``monoids`` names the library monoid they are listed under.
+
+    Two facts are for verification: ``meter`` builds the meter of a ⊗ contract kept outside :class:`Budget`
+    (``meter(min_arity, algorithm)``: FiBA's :class:`~swagkit.spec.fiba_budgets.FiBABudgetMeter`), and
+    ``verify_share`` > 1 marks a card whose code another card already exercises (FiBA's other μ, its looped bulk
+    operations): its state machine runs ``1/verify_share`` of the examples (at least 3) and the differential
+    stage leaves it out unless asked for it. ``stress_params`` are further constructor settings the differential
+    runs cycle through by seed (besides ``params``): small ones whose provable budgets are tight enough that the
+    structure's compaction runs within one run (paper 004's ladders discarding on several levels).
     """
 
     id: str
@@ -174,23 +183,28 @@ class AlgorithmCard(MonoidRequirements):
     params: Mapping[str, Any] = field(default_factory=dict)
     takes_monoid: bool = True
     monoids: tuple[str, ...] | None = None
+    meter: Callable[..., Any] | None = None
+    verify_share: int = 1
+    stress_params: tuple[Mapping[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
         self.check_requirements()
+        if self.verify_share < 1:
+            raise ValueError(f"algorithm {self.id!r}: verify_share must be at least 1")
         if self.adt not in ADTS:
             raise ValueError(f"algorithm {self.id!r}: unknown ADT {self.adt!r} (known: {', '.join(ADTS)})")
         if self.checker_id is not None and self.checker is None:
             raise ValueError(f"algorithm {self.id!r}: checker_id {self.checker_id!r} without a checker")
         if self.budget is not None and self.budget.algorithm != self.budget_id:
-            raise ValueError(f"algorithm {self.id!r}: budget_id {self.budget_id!r} but the budget is "
-                             f"{self.budget.algorithm!r}'s")
+            raise ValueError(
+                f"algorithm {self.id!r}: budget_id {self.budget_id!r} but the budget is {self.budget.algorithm!r}'s"
+            )
 
     @property
     def kind(self) -> str:
         """The ADT the algorithm is verified as (``adt``, or the ADT it extends: see :data:`ADTS`)."""
         return ADTS[self.adt] or self.adt
 
-    def variant(self, id: str, title: str, **changes: Any) -> "AlgorithmCard":
+    def variant(self, id: str, title: str, **changes: Any) -> AlgorithmCard:
         """The same algorithm under another id, e.g. other constructor ``params`` (FiBA's μ)."""
         return dataclasses.replace(self, id=id, title=title, **changes)
-

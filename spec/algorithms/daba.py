@@ -38,6 +38,7 @@ CARD = AlgorithmCard(
     budget=BUDGET,
     budget_id="daba",
     stored=stored,
-    guarantees=Guarantees(query="1", insert="4", evict="3", amortized="O(1) (insert 2.5, evict 1.5)",
-                          worst_case="O(1)", space="2n"),
+    guarantees=Guarantees(
+        query="1", insert="4", evict="3", amortized="O(1) (insert 2.5, evict 1.5)", worst_case="O(1)", space="2n"
+    ),
 )

@@ -36,6 +36,7 @@ CARD = AlgorithmCard(
     budget=BUDGET,
     budget_id="daba_lite",
     stored=stored,
-    guarantees=Guarantees(query="1", insert="3", evict="2", amortized="O(1) (insert 2, evict 1)",
-                          worst_case="O(1)", space="n+2"),
+    guarantees=Guarantees(
+        query="1", insert="3", evict="2", amortized="O(1) (insert 2, evict 1)", worst_case="O(1)", space="n+2"
+    ),
 )

@@ -4,6 +4,9 @@ snapshot and invariants as :mod:`.fiba`, and the loop's budget (``fiba_loop`` in
 
 from __future__ import annotations
 
+import functools
+
+from ..fiba_budgets import FiBABudgetMeter
 from .fiba import CARD as FIBA
 from .fiba import guarantees
 
@@ -12,5 +15,7 @@ CARD = FIBA.variant(
     "FiBA, bulk ops as loops (μ=4, baseline)",
     class_name="FiBALoop",
     budget_id="fiba_loop",
+    meter=functools.partial(FiBABudgetMeter, loop=True),
     guarantees=guarantees("as fiba, but bulk evict O(m), bulk insert O(m log d)"),
+    verify_share=3,  # FiBA's code with loops for its bulk operations
 )

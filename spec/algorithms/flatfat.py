@@ -1,7 +1,7 @@
 """FlatFAT (paper 002 §4): a perfect binary tree of partial aggregates in a flat array. Not a SWAG but a tree with
 bulk leaf updates, prefix and suffix queries; its budgets are functions of the capacity n (a power of two) and of
 the number m of distinct leaves an update writes, so they are stated here as functions, not as a :class:`Budget`
-(``swagkit.verify.tree`` meters them)."""
+(``swagkit.verify.kinds.tree`` meters them)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,14 @@ from ..checkers.flatfat import check_flatfat
 from ..snapshots import FlatFATState
 from .card import AlgorithmCard, Guarantees
 
-__all__ = ["CARD", "stored", "flatfat_new_combines", "flatfat_update_bound", "flatfat_update_exact",
-           "flatfat_query_bound"]
+__all__ = [
+    "CARD",
+    "stored",
+    "flatfat_new_combines",
+    "flatfat_update_bound",
+    "flatfat_update_exact",
+    "flatfat_query_bound",
+]
 
 
 def stored(state: FlatFATState) -> int:
@@ -38,7 +44,7 @@ def flatfat_update_bound(n: int, m: int) -> int:
     return min(n - 1, m * (1 + math.ceil(math.log2(n / m))))
 
 
-def flatfat_update_exact(n: int, locs: "set[int] | frozenset[int]") -> int:
+def flatfat_update_exact(n: int, locs: set[int] | frozenset[int]) -> int:
     """The exact combine count of Algorithm 2: one per distinct proper ancestor of the written leaves (0-based
     leaf indices ``locs`` of an ``n``-leaf tree, heap numbering: leaf ``i`` is node ``n + i``)."""
     nodes: set[int] = set()
@@ -63,8 +69,14 @@ CARD = AlgorithmCard(
     class_name="FlatFAT",
     adt="tree",
     snapshot=FlatFATState,
-    checker=check_flatfat,  # called by the tree's debug wrapper against the model's leaves (swagkit.verify.tree)
+    checker=check_flatfat,  # called by the tree's debug wrapper against the model's leaves (swagkit.verify.kinds.tree)
     stored=stored,
-    guarantees=Guarantees(query="log2 n", insert="m(1+⌈log2(n/m)⌉)", evict="-", amortized="-",
-                          worst_case="O(m + m log(n/m))", space="2n−1"),
+    guarantees=Guarantees(
+        query="log2 n",
+        insert="m(1+⌈log2(n/m)⌉)",
+        evict="-",
+        amortized="-",
+        worst_case="O(m + m log(n/m))",
+        space="2n−1",
+    ),
 )

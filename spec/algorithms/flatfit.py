@@ -50,6 +50,12 @@ CARD = AlgorithmCard(
     budget=BUDGET,
     budget_id="flatfit",
     stored=stored,
-    guarantees=Guarantees(query="n−1", insert="0", evict="0", amortized="O(1) (1 per insert, evict and query)",
-                          worst_case="O(n)", space="2n (buffer ≤ max(2, 4n))"),
+    guarantees=Guarantees(
+        query="n−1",
+        insert="0",
+        evict="0",
+        amortized="O(1) (1 per insert, evict and query)",
+        worst_case="O(n)",
+        space="2n (buffer ≤ max(2, 4n))",
+    ),
 )

@@ -50,6 +50,12 @@ CARD = AlgorithmCard(
     budget=BUDGET,
     budget_id="reactive",
     stored=stored,
-    guarantees=Guarantees(query="2·log2 C+1", insert="C−1+log2 C", evict="C/2+log2 C",
-                          amortized="O(log n) (resize O(1))", worst_case="O(n)", space="2C−1 (C ≤ max(2, 4n))"),
+    guarantees=Guarantees(
+        query="2·log2 C+1",
+        insert="C−1+log2 C",
+        evict="C/2+log2 C",
+        amortized="O(log n) (resize O(1))",
+        worst_case="O(n)",
+        space="2C−1 (C ≤ max(2, 4n))",
+    ),
 )

@@ -42,6 +42,7 @@ CARD = AlgorithmCard(
     budget_id="slickdeque_inv",
     stored=stored,
     requires=("invertible",),
-    guarantees=Guarantees(query="0", insert="1", evict="1", amortized="O(1) (insert 1, evict 1)", worst_case="O(1)",
-                          space="n+1"),
+    guarantees=Guarantees(
+        query="0", insert="1", evict="1", amortized="O(1) (insert 1, evict 1)", worst_case="O(1)", space="n+1"
+    ),
 )

@@ -42,6 +42,7 @@ CARD = AlgorithmCard(
     budget_id="slickdeque_noninv",
     stored=stored,
     requires=("selective",),
-    guarantees=Guarantees(query="0", insert="n", evict="0", amortized="O(1) (insert < 2)", worst_case="O(n)",
-                          space="1…n"),
+    guarantees=Guarantees(
+        query="0", insert="n", evict="0", amortized="O(1) (insert < 2)", worst_case="O(n)", space="1…n"
+    ),
 )

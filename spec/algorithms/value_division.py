@@ -1,13 +1,13 @@
 """Value division (paper 004 §4.2, Theorem 4): summaries over age ranges whose decay weights differ by at most
 ``1+θ``, for smooth decay functions (registered with polynomial decay ``g(a) = (1+a)^-1``). Not generic over a
-monoid: listed under ``count`` and run once. Checked against an exact oracle by ``swagkit.verify.decay_debug``;
-contracts in :mod:`swagkit.spec.decay_bounds`."""
+monoid: listed under ``count`` and run once. Checked against an exact oracle by ``swagkit.verify.kinds.decay.debug``;
+contracts in :mod:`swagkit.spec.decay.bounds`."""
 
 from __future__ import annotations
 
 from ..checkers.value_division import check_value_division
-from ..decay import PolynomialDecay
-from ..decay_snapshots import ValueDivisionState
+from ..decay import ExponentialDecay, PolynomialDecay
+from ..decay.snapshots import ValueDivisionState
 from .card import AlgorithmCard, approximate
 
 CARD = AlgorithmCard(
@@ -22,4 +22,9 @@ CARD = AlgorithmCard(
     takes_monoid=False,
     monoids=("count",),
     guarantees=approximate(error="ranks ±(θ+β+θβ)·D", space="2⌈ln(1/g(A))/ln(1+θ)⌉+1 digests"),
+    # the other smooth decay and coarser θ, β: digests merge within a differential run
+    stress_params=(
+        {"time_bits": 8, "value_bits": 5, "decay": ExponentialDecay(0.05), "theta": 0.3, "beta": 0.2},
+        {"time_bits": 10, "value_bits": 6, "decay": PolynomialDecay(2.0), "theta": 0.05, "beta": 0.3},
+    ),
 )

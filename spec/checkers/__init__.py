@@ -9,7 +9,8 @@ checkers; it is filled from the algorithm cards (:mod:`swagkit.spec.algorithms`,
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..monoid import Monoid
 from .daba import check_daba
@@ -30,6 +31,17 @@ CheckerFn = Callable[[Any, Monoid[Any, Any, Any], Sequence[Any]], None]
 #: import the modules of this package, so this package cannot import them back to build the dict itself.
 CHECKERS: dict[str, CheckerFn] = {}
 
-__all__ = ["CHECKERS", "check_recalc", "check_two_stacks", "check_two_stacks_lite", "check_daba", "check_daba_lite",
-           "check_slickdeque_inv", "check_slickdeque_noninv", "check_flatfat", "check_reactive", "check_flatfit",
-           "check_fiba"]
+__all__ = [
+    "CHECKERS",
+    "check_recalc",
+    "check_two_stacks",
+    "check_two_stacks_lite",
+    "check_daba",
+    "check_daba_lite",
+    "check_slickdeque_inv",
+    "check_slickdeque_noninv",
+    "check_flatfat",
+    "check_reactive",
+    "check_flatfit",
+    "check_fiba",
+]

@@ -35,7 +35,7 @@ class CheckReport:
         ratio = 0.0 if error <= 0 else (error / bound if bound > 0 else float("inf"))
         self.measures[name] = max(self.measures.get(name, 0.0), ratio)
 
-    def extend(self, other: "CheckReport") -> None:
+    def extend(self, other: CheckReport) -> None:
         self.hard.extend(h for h in other.hard if h not in self.hard)
         self.soft.extend(other.soft)
         for k, v in other.measures.items():

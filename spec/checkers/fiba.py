@@ -7,8 +7,8 @@ its path from the root, e.g. ``root.c2.c0``, and its timestamps):
 
 * structure -- A3 (entries and children), S1 (parent links), H1 (height), O1/O2 (order), A1/A2 (arity), S2
   (spine flags), S3 (fingers), ``size``, and Q1/Q2 (the tree holds exactly the model's entries);
-* G1-G4 and C (the per-node entry counts, a swagkit addition) **locally**: every stored aggregate equals its formula evaluated on the *stored* aggregates of its
-  children and parent (the artifact's ``localCheckInvariant``);
+* G1-G4 and C (the per-node entry counts, a swagkit addition) **locally**: every stored aggregate equals its formula
+  evaluated on the *stored* aggregates of its children and parent (the artifact's ``localCheckInvariant``);
 * G1-G4 **globally**: every stored aggregate equals its formula evaluated on aggregates recomputed *from
   scratch* from the entries (Π↑ of every subtree folded from its entries), which also catches stored aggregates
   that are wrong in a mutually consistent way.
@@ -18,7 +18,8 @@ Aggregates are compared with ``monoid.eq`` (tolerant for float monoids, whose gr
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from ..errors import InvariantViolation
 from ..monoid import Monoid
@@ -109,12 +110,17 @@ class _FiBAChecker:
             nodes.append((path, node, parent, depth))
             label = node_label(path, node)
             if len(node.values) != len(node.times) or (node.children and len(node.children) != node.arity):
-                self.fail("A3 entries", f"node {label}: {len(node.times)} times, {len(node.values)} values, "
-                                        f"{len(node.children)} children")
+                self.fail(
+                    "A3 entries",
+                    f"node {label}: {len(node.times)} times, {len(node.values)} values, {len(node.children)} children",
+                )
             for child in node.children:
                 if child.parent != node.id:
-                    self.fail("S1 parent", f"node {node_label(path, child)} (child of node {node.id}) has a parent "
-                                           f"pointer to node {child.parent}")
+                    self.fail(
+                        "S1 parent",
+                        f"node {node_label(path, child)} (child of node {node.id}) has a parent "
+                        f"pointer to node {child.parent}",
+                    )
                 parents[child.id] = node
             if not node.children:
                 leaves.append((path, node))
@@ -124,31 +130,43 @@ class _FiBAChecker:
                     self.fail("H1 height", f"leaf {label} is at depth {depth}, another leaf at depth {leaf_depth}")
             for i in range(len(node.times) - 1):
                 if not node.times[i] < node.times[i + 1]:
-                    self.fail("O1 order", f"node {label}: t{i} = {node.times[i]!r} is not < t{i + 1} = "
-                                          f"{node.times[i + 1]!r}")
+                    self.fail(
+                        "O1 order", f"node {label}: t{i} = {node.times[i]!r} is not < t{i + 1} = {node.times[i + 1]!r}"
+                    )
             a = node.arity
             if parent is None:
                 low = 1 if not node.children else 2
                 if not low <= a <= 2 * mu:
-                    self.fail("A2 root arity", f"root {label} ({'leaf' if low == 1 else 'internal'}) has arity "
-                                               f"{a}, allowed {low} … {2 * mu}")
+                    self.fail(
+                        "A2 root arity",
+                        f"root {label} ({'leaf' if low == 1 else 'internal'}) has arity {a}, allowed {low} … {2 * mu}",
+                    )
             elif not mu <= a <= 2 * mu:
                 self.fail("A1 arity", f"node {label} has arity {a}, allowed {mu} … {2 * mu} (μ = {mu})")
             want_left, want_right = self._expected_flags(node, parent)
             if (node.left_spine, node.right_spine) != (want_left, want_right):
-                self.fail("S2 spine flags", f"node {label} has leftSpine={node.left_spine}, rightSpine="
-                                            f"{node.right_spine}; its position requires {want_left}, {want_right}")
+                self.fail(
+                    "S2 spine flags",
+                    f"node {label} has leftSpine={node.left_spine}, rightSpine="
+                    f"{node.right_spine}; its position requires {want_left}, {want_right}",
+                )
         ordered = self._in_order(s.root)
         for k in range(len(ordered) - 1):
             if not ordered[k][0] < ordered[k + 1][0]:
                 self.fail("O2 order", f"in-order traversal has {ordered[k][0]!r} before {ordered[k + 1][0]!r}")
         first_leaf, last_leaf = leaves[0][1], leaves[-1][1]
         if s.left_finger != first_leaf.id:
-            self.fail("S3 fingers", f"leftFinger designates node {s.left_finger}; the leftmost leaf is "
-                                    f"{node_label(leaves[0][0], first_leaf)} (node {first_leaf.id})")
+            self.fail(
+                "S3 fingers",
+                f"leftFinger designates node {s.left_finger}; the leftmost leaf is "
+                f"{node_label(leaves[0][0], first_leaf)} (node {first_leaf.id})",
+            )
         if s.right_finger != last_leaf.id:
-            self.fail("S3 fingers", f"rightFinger designates node {s.right_finger}; the rightmost leaf is "
-                                    f"{node_label(leaves[-1][0], last_leaf)} (node {last_leaf.id})")
+            self.fail(
+                "S3 fingers",
+                f"rightFinger designates node {s.right_finger}; the rightmost leaf is "
+                f"{node_label(leaves[-1][0], last_leaf)} (node {last_leaf.id})",
+            )
         if s.size != len(ordered):
             self.fail("size", f"size = {s.size}, the tree holds {len(ordered)} entries")
         if len(ordered) != len(self.window):
@@ -197,8 +215,15 @@ class _FiBAChecker:
         return ops
 
     @classmethod
-    def operands(cls, kind: str, node: FiBANodeState, parent: FiBANodeState | None, child_val: Any,
-                 parent_val: Any, entry_val: Any = lambda v: v) -> list[Any]:
+    def operands(
+        cls,
+        kind: str,
+        node: FiBANodeState,
+        parent: FiBANodeState | None,
+        child_val: Any,
+        parent_val: Any,
+        entry_val: Any = lambda v: v,
+    ) -> list[Any]:
         """The operands, in order, of the ``kind`` aggregate of ``node`` (003 §3.2), from its children's
         (``child_val``) and parent's (``parent_val``) aggregates."""
         inner = cls.inner_operands(node, child_val, entry_val)
@@ -220,34 +245,50 @@ class _FiBAChecker:
         for path, node, parent, _ in nodes:
             want = self.fold(self.operands(node.kind, node, parent, lambda c: c.agg, lambda p: p.agg))
             if not self.monoid.eq(node.agg, want):
-                self.fail(_KIND_INVARIANT[node.kind], f"(local) node {node_label(path, node)} stores "
-                                                      f"{node.agg!r}; from its children's and parent's stored "
-                                                      f"aggregates it must be {want!r}")
+                self.fail(
+                    _KIND_INVARIANT[node.kind],
+                    f"(local) node {node_label(path, node)} stores "
+                    f"{node.agg!r}; from its children's and parent's stored "
+                    f"aggregates it must be {want!r}",
+                )
             count = sum(self.operands(node.kind, node, parent, lambda c: c.count, lambda p: p.count, lambda v: 1))
             if node.count != count:
-                self.fail("C counts", f"(local) node {node_label(path, node)} stores count {node.count}; from its "
-                                      f"children's and parent's stored counts it must be {count}")
+                self.fail(
+                    "C counts",
+                    f"(local) node {node_label(path, node)} stores count {node.count}; from its "
+                    f"children's and parent's stored counts it must be {count}",
+                )
         # global: Π↑ of every subtree from scratch (postorder), then every node's kind from those
         scratch_up: dict[int, Any] = {}
         scratch_n: dict[int, int] = {}
-        for path, node, parent, _ in reversed(nodes):  # children before parents
+        for _path, node, parent, _ in reversed(nodes):  # children before parents
             scratch_up[node.id] = self.fold(self.operands("up", node, parent, lambda c: scratch_up[c.id], None))
             scratch_n[node.id] = sum(self.operands("up", node, parent, lambda c: scratch_n[c.id], None, lambda v: 1))
         expected: dict[int, Any] = {}
         expected_n: dict[int, int] = {}
         for path, node, parent, _ in nodes:  # parents before children
-            want = self.fold(self.operands(node.kind, node, parent, lambda c: scratch_up[c.id],
-                                           lambda p: expected[p.id]))
+            want = self.fold(
+                self.operands(node.kind, node, parent, lambda c: scratch_up[c.id], lambda p: expected[p.id])
+            )
             expected[node.id] = want
             if not self.monoid.eq(node.agg, want):
-                self.fail(_KIND_INVARIANT[node.kind], f"(global) node {node_label(path, node)} stores "
-                                                      f"{node.agg!r}; recomputed from the entries it must be "
-                                                      f"{want!r}")
-            expected_n[node.id] = sum(self.operands(node.kind, node, parent, lambda c: scratch_n[c.id],
-                                                    lambda p: expected_n[p.id], lambda v: 1))
+                self.fail(
+                    _KIND_INVARIANT[node.kind],
+                    f"(global) node {node_label(path, node)} stores "
+                    f"{node.agg!r}; recomputed from the entries it must be "
+                    f"{want!r}",
+                )
+            expected_n[node.id] = sum(
+                self.operands(
+                    node.kind, node, parent, lambda c: scratch_n[c.id], lambda p: expected_n[p.id], lambda v: 1
+                )
+            )
             if node.count != expected_n[node.id]:
-                self.fail("C counts", f"(global) node {node_label(path, node)} stores count {node.count}; "
-                                      f"counted from the entries it must be {expected_n[node.id]}")
+                self.fail(
+                    "C counts",
+                    f"(global) node {node_label(path, node)} stores count {node.count}; "
+                    f"counted from the entries it must be {expected_n[node.id]}",
+                )
 
 
 def check_fiba(state: FiBAState, monoid: Monoid[Any, Any, Any], window: Sequence[Any]) -> None:

@@ -8,7 +8,8 @@ range ``[o(i), o(i) + d(i))``.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..monoid import Monoid
 from ..snapshots import FlatFITState

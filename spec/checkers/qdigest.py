@@ -26,12 +26,12 @@ The helpers are shared with the time-wise digests of the sliding-window structur
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
-from typing import Iterable, Sequence
 
-from ..decay_bounds import qdigest_size_bound
-from ..decay_oracle import RankProfile
-from ..decay_snapshots import QDigestState, node_range
+from ..decay.bounds import qdigest_size_bound
+from ..decay.oracle import RankProfile
+from ..decay.snapshots import QDigestState, node_range
 from ._decay_common import CheckReport, DecayChecker
 
 __all__ = [
@@ -126,9 +126,7 @@ def rank_error_points(nodes: Sequence[tuple[int, int]], bits: int, truth: RankPr
 def family_deficits(nodes: Sequence[tuple[int, int]], limit: Fraction) -> list[int]:
     """Stored non-root ranges whose family ``c(par) + c(r) + c(sib)`` is below ``limit`` (P2 failures)."""
     stored = dict(nodes)
-    return [
-        n for n, c in nodes if n > 1 and stored.get(n >> 1, 0) + c + stored.get(n ^ 1, 0) < limit
-    ]
+    return [n for n, c in nodes if n > 1 and stored.get(n >> 1, 0) + c + stored.get(n ^ 1, 0) < limit]
 
 
 def closure_gap(nodes: Iterable[tuple[int, int]]) -> int:
@@ -172,7 +170,8 @@ def check_qdigest(
         len(nodes) <= allowed,
         "size",
         "at most 4·log2(M)/ε + 1 ranges after compress (notes §2.4; the paper's sources claim 3·log2(M)/ε)",
-        f"{len(nodes)} ranges > {allowed} ({'after compress' if state.compressed else f'{state.pending} inserts since compress'})",
+        f"{len(nodes)} ranges > {allowed} "
+        f"({'after compress' if state.compressed else f'{state.pending} inserts since compress'})",
     )
     ck.passed("size")
     his, prefix = estimated_rank(nodes, bits)

@@ -15,7 +15,8 @@ FIFO model's contents, or the live elements of :class:`~swagkit.spec.nonfifo.Ord
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..monoid import Monoid
 from ..snapshots import ReactiveState
@@ -122,8 +123,11 @@ def check_reactive_masked(state: ReactiveState, monoid: Monoid[Any, Any, Any], w
     for k in range(size):
         slot = (F + k) % cap
         if not c.equal(state.nodes[cap + slot], c.window[k]):
-            c.fail("window order", WORDING["window order"], f"window index i={k} at slot {slot}: "
-                   f"stored {state.nodes[cap + slot]!r}, expected {c.window[k]!r}")
+            c.fail(
+                "window order",
+                WORDING["window order"],
+                f"window index i={k} at slot {slot}: stored {state.nodes[cap + slot]!r}, expected {c.window[k]!r}",
+            )
     top = cap.bit_length() - 1
     for h in range(1, cap):
         level = top - (h.bit_length() - 1)
@@ -135,5 +139,8 @@ def check_reactive_masked(state: ReactiveState, monoid: Monoid[Any, Any, Any], w
         for v in inside[1:]:
             want = monoid.combine(want, v)
         if not c.equal(state.nodes[h], want):
-            c.fail("masked node", "T(h) = ⊕ of the occupied leaves of R(h), ascending, whenever R(h) ∩ O ≠ ∅",
-                   f"node h={h}: stored {state.nodes[h]!r}, expected {want!r}")
+            c.fail(
+                "masked node",
+                "T(h) = ⊕ of the occupied leaves of R(h), ascending, whenever R(h) ∩ O ≠ ∅",
+                f"node h={h}: stored {state.nodes[h]!r}, expected {want!r}",
+            )

@@ -7,7 +7,8 @@ contents (oldest first). Sequence numbers are absolute: the window holds partial
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..monoid import Monoid
 from ..slickdeque import answer_index, selects_right
@@ -84,9 +85,7 @@ def check_slickdeque_inv(state: SlickDequeInvState, monoid: Monoid[Any, Any, Any
         c.require(c.equal(got, want), "answers", INV_WORDING["answers"], f"answers[{r}] = {got!r}, expected {want!r}")
 
 
-def check_slickdeque_noninv(
-    state: SlickDequeNonInvState, monoid: Monoid[Any, Any, Any], window: Sequence[Any]
-) -> None:
+def check_slickdeque_noninv(state: SlickDequeNonInvState, monoid: Monoid[Any, Any, Any], window: Sequence[Any]) -> None:
     """Check N1–N6 of SlickDeque (Non-Inv) against the lifted ``window``. O(n) combines."""
     c = Checker("slickdeque_noninv", monoid, state, window)
     n, W, nodes = c.n, state.capacity, state.nodes

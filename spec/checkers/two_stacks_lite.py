@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..monoid import Monoid
 from ..snapshots import TwoStacksLiteState
@@ -16,9 +17,7 @@ WORDING = {
 }
 
 
-def check_two_stacks_lite(
-    state: TwoStacksLiteState, monoid: Monoid[Any, Any, Any], window: Sequence[Any]
-) -> None:
+def check_two_stacks_lite(state: TwoStacksLiteState, monoid: Monoid[Any, Any, Any], window: Sequence[Any]) -> None:
     """Check the Two-Stacks Lite invariants of ``state`` against the lifted ``window``. O(n) combines."""
     c = Checker("two_stacks_lite", monoid, state, window)
     F, B, E = state.F, state.B, state.E

@@ -17,12 +17,12 @@ Hard:
 from __future__ import annotations
 
 import bisect
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..decay import Decay
-from ..decay_bounds import value_division_error, value_division_summary_bound
-from ..decay_oracle import ExactStream, heavy_hitters_violation, quantile_violation
-from ..decay_snapshots import ValueDivisionState, node_range
+from ..decay.bounds import value_division_error, value_division_summary_bound
+from ..decay.oracle import ExactStream, heavy_hitters_violation, quantile_violation
+from ..decay.snapshots import ValueDivisionState, node_range
 from ._decay_common import CheckReport, DecayChecker
 from .qdigest import check_qdigest
 from .window_quantiles import DEFAULT_PHIS, heavy_from, quantile_from, rank_from
@@ -56,8 +56,12 @@ def check_value_division(
     """Check a value-division snapshot built for ``decay`` (module docstring)."""
     ck = DecayChecker("value_division", state, report)
     theta, beta, now = state.theta, state.beta, state.now
-    ck.require(decay.name == state.decay, "decay", "the summaries were built for this decay",
-               f"snapshot decay {state.decay}, checked with {decay.name}")
+    ck.require(
+        decay.name == state.decay,
+        "decay",
+        "the summaries were built for this decay",
+        f"snapshot decay {state.decay}, checked with {decay.name}",
+    )
     prev_lo = now + 1
     for s in state.summaries:
         ck.require(
@@ -100,14 +104,22 @@ def check_value_division(
         ck.report.measure("value_division summaries / bound", len(state.summaries), bound)
         ck.passed("maintenance")
     total = sum(s.digest.total for s in state.summaries)
-    ck.require(total == state.total, "conservation", "every update is in some summary",
-               f"summaries hold {total}, total {state.total}")
+    ck.require(
+        total == state.total,
+        "conservation",
+        "every update is in some summary",
+        f"summaries hold {total}, total {state.total}",
+    )
     if oracle is None:
         for s in state.summaries:
             check_qdigest(s.digest, structure="value_division digest", report=ck.report)
         return ck.report
-    ck.require(oracle.total() == state.total, "conservation", "every update is counted",
-               f"structure {state.total}, oracle {oracle.total()}")
+    ck.require(
+        oracle.total() == state.total,
+        "conservation",
+        "every update is counted",
+        f"structure {state.total}, oracle {oracle.total()}",
+    )
     by_time = sorted((t, x, wt) for x, t, wt in oracle.items)
     stamps = [t for t, _, _ in by_time]
     for s in state.summaries:
@@ -119,18 +131,24 @@ def check_value_division(
     truth = oracle.decayed_profile(decay)
     d = truth.total
     slack = 1e-9 * d
-    ck.require(d - slack <= dhat <= (1 + theta) * d + slack, "error",
-               "each item's weight is over-estimated by a factor in [1, 1+θ]: D <= D̂ <= (1+θ)·D",
-               f"D̂ = {dhat}, D = {d}")
+    ck.require(
+        d - slack <= dhat <= (1 + theta) * d + slack,
+        "error",
+        "each item's weight is over-estimated by a factor in [1, 1+θ]: D <= D̂ <= (1+θ)·D",
+        f"D̂ = {dhat}, D = {d}",
+    )
     his, prefix = rank_from(ranges)
     pts = sorted({0, 1 << state.value_bits} | {v + 1 for v in truth.values} | {h + 1 for h, _ in ranges})
     worst = 0.0
     for x in pts:
         est = prefix[bisect.bisect_left(his, x)]
         true = truth.rank_lt(x)
-        ck.require(abs(est - true) <= eps * d + slack, "error",
-                   "|R̂(x) - R(x)| <= (θ + β + θβ)·D (Theorem 4 with the product term, notes §5.2)",
-                   f"x = {x}: R̂ = {est}, R = {true}, (θ+β+θβ)·D = {eps * d:.6g}")
+        ck.require(
+            abs(est - true) <= eps * d + slack,
+            "error",
+            "|R̂(x) - R(x)| <= (θ + β + θβ)·D (Theorem 4 with the product term, notes §5.2)",
+            f"x = {x}: R̂ = {est}, R = {true}, (θ+β+θβ)·D = {eps * d:.6g}",
+        )
         if d > 0:
             worst = max(worst, abs(est - true) / (eps * d))
     ck.report.measure("value_division rank error / ((θ+β+θβ)·D)", worst, 1.0)

@@ -23,12 +23,12 @@ Soft: the family lower bound (P2), which truncation breaks at the boundary (note
 from __future__ import annotations
 
 import bisect
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Sequence
 
-from ..decay_bounds import window_count_alpha_min, window_level_need
-from ..decay_oracle import ExactStream, RankProfile, windows_to_check
-from ..decay_snapshots import WindowCountState, node_range
+from ..decay.bounds import window_count_alpha_min, window_level_need
+from ..decay.oracle import ExactStream, RankProfile, windows_to_check
+from ..decay.snapshots import WindowCountState, node_range
 from ._decay_common import CheckReport, DecayChecker
 from .qdigest import check_node_cap, check_nodes_wellformed, check_soundness, family_deficits
 
@@ -91,7 +91,9 @@ def check_time_level(
     if compressed and tau >= 0:
         deficits = family_deficits(nodes, Fraction(gamma))
         if deficits:
-            ck.soft("family lower bound", f"level {level}: {len(deficits)} ranges below γ after truncation", len(deficits))
+            ck.soft(
+                "family lower bound", f"level {level}: {len(deficits)} ranges below γ after truncation", len(deficits)
+            )
     if times is None:
         return 0
     check_soundness(ck, nodes, bits, times)
@@ -105,7 +107,12 @@ def check_time_level(
     suffix = [0] * (len(lo_keys) + 1)
     for i in range(len(lo_keys) - 1, -1, -1):
         suffix[i] = suffix[i + 1] + counts_by_lo[lo_keys[i]]
-    points = {tau} | {lo - 1 for lo in los} | {t for t in times.values if t >= tau} | {t - 1 for t in times.values if t > tau}
+    points = (
+        {tau}
+        | {lo - 1 for lo in los}
+        | {t for t in times.values if t >= tau}
+        | {t - 1 for t in times.values if t > tau}
+    )
     worst = 0.0
     for p in sorted(p for p in points if p >= tau):
         est = suffix[bisect.bisect_right(lo_keys, p)]
@@ -180,7 +187,9 @@ def check_window_count(
             f"timestamp τ_0 = {state.tau0}: buffer {buf.get(state.tau0, 0)}, stream {times.frequency(state.tau0)}",
         )
         if state.tau0 >= 0:
-            ck.require(bweight == alpha, "buffer", "once full, Q_0 stays full", f"buffer weight {bweight} < α = {alpha}")
+            ck.require(
+                bweight == alpha, "buffer", "once full, Q_0 stays full", f"buffer weight {bweight} < α = {alpha}"
+            )
     ck.passed("buffer")
     # I5: cutoffs only rise
     if previous is not None:
@@ -206,7 +215,9 @@ def check_window_count(
         ck.passed("cutoffs rise")
     worst_level = 0.0
     for lv in state.levels:
-        err = check_time_level(ck, T, lv.level, lv.gamma, lv.tau, lv.nodes, alpha, state.compressed, state.pending, times)
+        err = check_time_level(
+            ck, T, lv.level, lv.gamma, lv.tau, lv.nodes, alpha, state.compressed, state.pending, times
+        )
         worst_level = max(worst_level, err / (T * lv.gamma))
     ck.report.measure("window_count level error / (T·γ_j)", worst_level, 1.0)
     if oracle is None or times is None:
@@ -236,8 +247,12 @@ def check_window_count(
             f"level {lv.level}: rr(τ = {lv.tau}) = {have} < {float(need):.6g}",
         )
     # E1: every window
-    ws = windows if windows is not None else windows_to_check(
-        state.now, times.values, [state.now - t for t in [state.tau0] + [lv.tau for lv in state.levels]]
+    ws = (
+        windows
+        if windows is not None
+        else windows_to_check(
+            state.now, times.values, [state.now - t for t in [state.tau0] + [lv.tau for lv in state.levels]]
+        )
     )
     worst = 0.0
     for w in ws:

@@ -19,13 +19,14 @@ The ``estimate_*`` functions are the queries on a snapshot; the implementations 
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from ..decay import Decay
-from ..decay_bounds import window_level_need, window_quantiles_alpha_min
-from ..decay_oracle import ExactStream, RankProfile, heavy_hitters_violation, quantile_violation
-from ..decay_snapshots import QDigestState, WindowQuantilesState, node_range
+from ..decay.bounds import window_level_need, window_quantiles_alpha_min
+from ..decay.oracle import ExactStream, RankProfile, heavy_hitters_violation, quantile_violation
+from ..decay.snapshots import QDigestState, WindowQuantilesState, node_range
 from ._decay_common import CheckReport, DecayChecker
 from .qdigest import check_qdigest
 from .window_count import check_time_level, level_for_cut
@@ -191,7 +192,8 @@ def check_window_quantiles(
     ck.passed("levels")
     bweight = sum(wt for _, _, wt in state.buffer)
     ck.require(
-        bweight <= alpha and all(state.tau0 <= t <= state.now and 0 <= v < (1 << B) and wt > 0 for t, v, wt in state.buffer),
+        bweight <= alpha
+        and all(state.tau0 <= t <= state.now and 0 <= v < (1 << B) and wt > 0 for t, v, wt in state.buffer),
         "buffer",
         "Q_0 buffers the α elements with the most recent timestamps (all >= τ_0)",
         f"buffer weight {bweight} (α = {alpha}), τ_0 = {state.tau0}",
@@ -209,31 +211,47 @@ def check_window_quantiles(
     ck.passed("value digests")
     if previous is not None:
         ck.require(
-            state.tau0 >= previous.tau0 and len(state.levels) >= len(previous.levels)
+            state.tau0 >= previous.tau0
+            and len(state.levels) >= len(previous.levels)
             and all(n.tau >= o.tau for o, n in zip(previous.levels, state.levels)),
             "cutoffs rise",
             "τ_j = max{τ_j, h}: cutoffs never decrease; levels are only added",
-            f"τ {[previous.tau0] + [lv.tau for lv in previous.levels]} -> {[state.tau0] + [lv.tau for lv in state.levels]}",
+            f"τ {[previous.tau0] + [lv.tau for lv in previous.levels]} -> "
+            f"{[state.tau0] + [lv.tau for lv in state.levels]}",
         )
         ck.passed("cutoffs rise")
     times: RankProfile | None = None
     if oracle is not None:
         times = RankProfile.of(oracle.timestamps())
-        ck.require(times.total == state.total, "conservation", "every update is counted",
-                   f"structure total {state.total}, oracle {times.total}")
+        ck.require(
+            times.total == state.total,
+            "conservation",
+            "every update is counted",
+            f"structure total {state.total}, oracle {times.total}",
+        )
         truth_pairs: dict[tuple[int, int], int] = {}
         for v, t, wt in oracle.items:
             truth_pairs[(t, v)] = truth_pairs.get((t, v), 0) + wt
         buf = {(t, v): wt for t, v, wt in state.buffer}
         for (t, v), wt in truth_pairs.items():
             if t > state.tau0:
-                ck.require(buf.get((t, v), 0) == wt, "buffer", "every element with a timestamp > τ_0 is in Q_0",
-                           f"(t={t}, x={v}): buffer {buf.get((t, v), 0)}, stream {wt}")
+                ck.require(
+                    buf.get((t, v), 0) == wt,
+                    "buffer",
+                    "every element with a timestamp > τ_0 is in Q_0",
+                    f"(t={t}, x={v}): buffer {buf.get((t, v), 0)}, stream {wt}",
+                )
         for key, wt in buf.items():
-            ck.require(wt <= truth_pairs.get(key, 0), "buffer", "Q_0 holds only elements of the stream",
-                       f"(t={key[0]}, x={key[1]}): buffer {wt}, stream {truth_pairs.get(key, 0)}")
+            ck.require(
+                wt <= truth_pairs.get(key, 0),
+                "buffer",
+                "Q_0 holds only elements of the stream",
+                f"(t={key[0]}, x={key[1]}): buffer {wt}, stream {truth_pairs.get(key, 0)}",
+            )
         if state.tau0 >= 0:
-            ck.require(bweight == alpha, "buffer", "once full, Q_0 stays full", f"buffer weight {bweight} < α = {alpha}")
+            ck.require(
+                bweight == alpha, "buffer", "once full, Q_0 stays full", f"buffer weight {bweight} < α = {alpha}"
+            )
     ck.passed("buffer")
     for lv in state.levels:
         pairs = [(n.node, n.count) for n in lv.nodes]
@@ -241,15 +259,26 @@ def check_window_quantiles(
     if oracle is None or times is None:
         return ck.report
     have0 = times.total - times.rank_lt(state.tau0) if state.tau0 >= 0 else alpha
-    _hard_or_soft(ck, guaranteed, have0 >= alpha, "level fullness",
-                  "Q_0 holds α elements at timestamps >= τ_0", f"#{{t_i >= τ_0}} = {have0} < α = {alpha}")
+    _hard_or_soft(
+        ck,
+        guaranteed,
+        have0 >= alpha,
+        "level fullness",
+        "Q_0 holds α elements at timestamps >= τ_0",
+        f"#{{t_i >= τ_0}} = {have0} < α = {alpha}",
+    )
     for lv in state.levels:
         if lv.tau >= 0:
             need = window_level_need(T, eps, 2 * lv.gamma, 2)
             have = times.total - times.rank_le(lv.tau)
-            _hard_or_soft(ck, guaranteed, have >= need, "level fullness",
-                          "rr(τ_j) >= 2·log W·γ(j+1)/ε (the time straddle may use ε/2; notes §4.2 corrected)",
-                          f"level {lv.level}: rr(τ = {lv.tau}) = {have} < {float(need):.6g}")
+            _hard_or_soft(
+                ck,
+                guaranteed,
+                have >= need,
+                "level fullness",
+                "rr(τ_j) >= 2·log W·γ(j+1)/ε (the time straddle may use ε/2; notes §4.2 corrected)",
+                f"level {lv.level}: rr(τ = {lv.tau}) = {have} < {float(need):.6g}",
+            )
     fe = Fraction(eps)
     worst_rank = worst_count = 0.0
     for w in windows if windows is not None else default_windows(state):
@@ -257,30 +286,50 @@ def check_window_quantiles(
         truth = oracle.window_profile(w)
         d = truth.total
         ok_count = dhat == d if ell == 0 else dhat <= d and d - dhat <= fe * d / 2
-        _hard_or_soft(ck, guaranteed, ok_count, "window count",
-                      "D̂_w from the time-wise ranges: 0 <= D_w - D̂_w <= (ε/2)·D_w (exact from Q_0)",
-                      f"w = {w} (level {ell}): D̂ = {dhat}, D = {d}")
+        _hard_or_soft(
+            ck,
+            guaranteed,
+            ok_count,
+            "window count",
+            "D̂_w from the time-wise ranges: 0 <= D_w - D̂_w <= (ε/2)·D_w (exact from Q_0)",
+            f"w = {w} (level {ell}): D̂ = {dhat}, D = {d}",
+        )
         if d:
             worst_count = max(worst_count, (d - dhat) / (eps / 2 * d))
         his, prefix = rank_from(ranges)
         for x in _rank_points(truth, ranges, 1 << B):
             est = prefix[bisect.bisect_left(his, x)]
             true = truth.rank_lt(x)
-            _hard_or_soft(ck, guaranteed, est <= true and true - est <= fe * d, "range error",
-                          "|r̂(w, x) - r(w, x)| <= ε·D_w(t) (Theorem 2); r̂ never exceeds r",
-                          f"w = {w} (level {ell}), x = {x}: r̂ = {est}, r = {true}, ε·D_w = {eps * d:.6g}")
+            _hard_or_soft(
+                ck,
+                guaranteed,
+                est <= true and true - est <= fe * d,
+                "range error",
+                "|r̂(w, x) - r(w, x)| <= ε·D_w(t) (Theorem 2); r̂ never exceeds r",
+                f"w = {w} (level {ell}), x = {x}: r̂ = {est}, r = {true}, ε·D_w = {eps * d:.6g}",
+            )
             if d:
                 worst_rank = max(worst_rank, (true - est) / (eps * d))
         for phi in phis:
             problem = quantile_violation(truth, quantile_from(dhat, ranges, phi), phi, eps)
-            _hard_or_soft(ck, guaranteed, problem is None, "quantile",
-                          "rank_lt(q) <= (φ+ε)·D_w and rank_le(q) >= (φ-ε)·D_w (Definition 4, two-sided)",
-                          f"w = {w}, φ = {phi}: {problem}")
+            _hard_or_soft(
+                ck,
+                guaranteed,
+                problem is None,
+                "quantile",
+                "rank_lt(q) <= (φ+ε)·D_w and rank_le(q) >= (φ-ε)·D_w (Definition 4, two-sided)",
+                f"w = {w}, φ = {phi}: {problem}",
+            )
             if phi > 0:
                 problem = heavy_hitters_violation(truth, heavy_from(dhat, ranges, phi), phi, eps)
-                _hard_or_soft(ck, guaranteed, problem is None, "heavy hitters",
-                              "HH ⊇ {p: f_p >= (φ+ε)D_w} and HH ⊆ {p: f_p >= (φ-ε)D_w} (Definition 4)",
-                              f"w = {w}, φ = {phi}: {problem}")
+                _hard_or_soft(
+                    ck,
+                    guaranteed,
+                    problem is None,
+                    "heavy hitters",
+                    "HH ⊇ {p: f_p >= (φ+ε)D_w} and HH ⊆ {p: f_p >= (φ-ε)D_w} (Definition 4)",
+                    f"w = {w}, φ = {phi}: {problem}",
+                )
     ck.report.measure("window_quantiles rank error / (ε·D_w)", worst_rank, 1.0)
     ck.report.measure("window_quantiles count error / (ε/2·D_w)", worst_count, 1.0)
     worst_decay = 0.0
@@ -290,24 +339,47 @@ def check_window_quantiles(
         d_f = truth.total
         slack = 1e-9 * max(d_f, 1e-300)
         his, prefix = rank_from(ranges_f)
-        _hard_or_soft(ck, guaranteed, dhat_f <= d_f + slack and d_f - dhat_f <= eps / 2 * d_f + slack, "decayed count",
-                      "D̂ by the §4.1 identity: 0 <= D - D̂ <= (ε/2)·D", f"{decay.name}: D̂ = {dhat_f}, D = {d_f}")
+        _hard_or_soft(
+            ck,
+            guaranteed,
+            dhat_f <= d_f + slack and d_f - dhat_f <= eps / 2 * d_f + slack,
+            "decayed count",
+            "D̂ by the §4.1 identity: 0 <= D - D̂ <= (ε/2)·D",
+            f"{decay.name}: D̂ = {dhat_f}, D = {d_f}",
+        )
         for x in _rank_points(truth, ranges_f, 1 << B):
             est = prefix[bisect.bisect_left(his, x)]
             true = truth.rank_lt(x)
-            _hard_or_soft(ck, guaranteed, est <= true + slack and true - est <= eps * d_f + slack, "decayed rank",
-                          "decayed ranks within ε·D (Theorem 3; identity Σ(g(w-1)-g(w))·r(w,x) + g(t)·r(t+1,x))",
-                          f"{decay.name}, x = {x}: R̂ = {est}, R = {true}, ε·D = {eps * d_f:.6g}")
+            _hard_or_soft(
+                ck,
+                guaranteed,
+                est <= true + slack and true - est <= eps * d_f + slack,
+                "decayed rank",
+                "decayed ranks within ε·D (Theorem 3; identity Σ(g(w-1)-g(w))·r(w,x) + g(t)·r(t+1,x))",
+                f"{decay.name}, x = {x}: R̂ = {est}, R = {true}, ε·D = {eps * d_f:.6g}",
+            )
             if d_f > 0:
                 worst_decay = max(worst_decay, (true - est) / (eps * d_f))
         for phi in phis:
             problem = quantile_violation(truth, quantile_from(dhat_f, ranges_f, phi), phi, eps)
-            _hard_or_soft(ck, guaranteed, problem is None, "decayed quantile", "two-sided test with the decayed count",
-                          f"{decay.name}, φ = {phi}: {problem}")
+            _hard_or_soft(
+                ck,
+                guaranteed,
+                problem is None,
+                "decayed quantile",
+                "two-sided test with the decayed count",
+                f"{decay.name}, φ = {phi}: {problem}",
+            )
             if phi > 0:
                 problem = heavy_hitters_violation(truth, heavy_from(dhat_f, ranges_f, phi), phi, eps)
-                _hard_or_soft(ck, guaranteed, problem is None, "decayed heavy hitters",
-                              "Definition 4 with the decayed count", f"{decay.name}, φ = {phi}: {problem}")
+                _hard_or_soft(
+                    ck,
+                    guaranteed,
+                    problem is None,
+                    "decayed heavy hitters",
+                    "Definition 4 with the decayed count",
+                    f"{decay.name}, φ = {phi}: {problem}",
+                )
     if decays:
         ck.report.measure("window_quantiles decayed rank error / (ε·D)", worst_decay, 1.0)
     return ck.report

@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any
 
 __all__ = ["Arrival", "GENERATORS", "generate", "replay", "to_oracle"]
 
@@ -47,11 +48,13 @@ def _weight(rng: random.Random, weighted: bool) -> int:
 def _octets(rng: random.Random, value_bits: int) -> int:
     """Heavy-tailed value like a flow's octet count, clipped to the universe."""
     top = (1 << value_bits) - 1
-    v = int(rng.lognormvariate(math.log(max(2.0, top ** 0.4)), 1.6))
+    v = int(rng.lognormvariate(math.log(max(2.0, top**0.4)), 1.6))
     return min(max(v, 0), top)
 
 
-def _clock(arrivals: list[tuple[int, int, int]], weighted: bool, rng: random.Random, start_now: int = 0) -> list[Arrival]:
+def _clock(
+    arrivals: list[tuple[int, int, int]], weighted: bool, rng: random.Random, start_now: int = 0
+) -> list[Arrival]:
     """Attach the clock: ``now`` = the largest of ``start_now`` and all timestamps and arrival times so far."""
     out = []
     now = start_now
@@ -78,7 +81,9 @@ def flow(n: int, *, time_bits: int, value_bits: int, seed: int = 0, weighted: bo
     return _clock(flows, weighted, rng)
 
 
-def looping(n: int, *, time_bits: int, value_bits: int, seed: int = 0, days: int = 4, weighted: bool = False) -> list[Arrival]:
+def looping(
+    n: int, *, time_bits: int, value_bits: int, seed: int = 0, days: int = 4, weighted: bool = False
+) -> list[Arrival]:
     """WorldCup-like severe disorder: ``days`` in-order days, each mapped onto the same time-of-day range."""
     rng = random.Random(seed)
     day_len = max(2, (1 << time_bits) // 2)
@@ -141,12 +146,21 @@ def all_equal(n: int, *, time_bits: int, value_bits: int, seed: int = 0, weighte
     """Flow-like timestamps, every value the same (every φ-quantile is that value; the literal Definition 4
     has no answer, notes §1.3)."""
     v = (1 << value_bits) // 3
-    return [Arrival(v, a.timestamp, a.now, a.weight) for a in flow(n, time_bits=time_bits, value_bits=value_bits,
-                                                                    seed=seed, weighted=weighted)]
+    return [
+        Arrival(v, a.timestamp, a.now, a.weight)
+        for a in flow(n, time_bits=time_bits, value_bits=value_bits, seed=seed, weighted=weighted)
+    ]
 
 
 def two_heavy(
-    n: int, *, time_bits: int, value_bits: int, seed: int = 0, weighted: bool = False, phi: float = 0.2, delta: float = 0.02
+    n: int,
+    *,
+    time_bits: int,
+    value_bits: int,
+    seed: int = 0,
+    weighted: bool = False,
+    phi: float = 0.2,
+    delta: float = 0.02,
 ) -> list[Arrival]:
     """Two values with shares ``φ + δ`` and ``φ - δ`` of the tuples (heavy-hitter thresholds), the rest
     uniform; random timestamps and order."""
@@ -178,7 +192,9 @@ GENERATORS: dict[str, Callable[..., list[Arrival]]] = {
 }
 
 
-def generate(kind: str, n: int, *, time_bits: int, value_bits: int, seed: int = 0, weighted: bool = False) -> list[Arrival]:
+def generate(
+    kind: str, n: int, *, time_bits: int, value_bits: int, seed: int = 0, weighted: bool = False
+) -> list[Arrival]:
     """``GENERATORS[kind](n, ...)``."""
     return GENERATORS[kind](n, time_bits=time_bits, value_bits=value_bits, seed=seed, weighted=weighted)
 
@@ -195,8 +211,8 @@ def replay(structure: Any, arrivals: Iterable[Arrival], *, values: bool = True) 
 
 
 def to_oracle(arrivals: Iterable[Arrival], *, time_bits: int, value_bits: int) -> Any:
-    """An :class:`~swagkit.spec.decay_oracle.ExactStream` fed with ``arrivals``."""
-    from .decay_oracle import ExactStream
+    """An :class:`~swagkit.spec.decay.oracle.ExactStream` fed with ``arrivals``."""
+    from .oracle import ExactStream
 
     s = ExactStream(value_bits=value_bits, time_bits=time_bits)
     replay(s, arrivals)

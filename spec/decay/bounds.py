@@ -32,7 +32,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .decay import Decay
+from . import Decay
 
 __all__ = [
     "Contract",
@@ -146,8 +146,9 @@ CONTRACTS: tuple[Contract, ...] = (
     Contract("qdigest", "monotone rank", "r̂ non-decreasing, r̂(M) = N", "notes §2.5 Q7"),
     Contract("qdigest", "size after compress", "<= 4b/ε + 1 ranges", "notes §2.4 (paper: 3b/ε)"),
     Contract("qdigest", "family lower bound (P2)", "c(par) + c(r) + c(sib) >= εN/b", "§3.1 box", hard=False),
-    Contract("qdigest", "closure (P3)", "par(r) stored when r is", "§3.1 box; conflicts with the size bound",
-             hard=False),
+    Contract(
+        "qdigest", "closure (P3)", "par(r) stored when r is", "§3.1 box; conflicts with the size bound", hard=False
+    ),
     Contract("window_count", "relative error", "|D̂_w - D_w| <= ε·D_w, exact when t - w >= τ_0", "Theorem 1"),
     Contract("window_count", "level budget", "α >= (8/ε + 7)·T + 1", "notes §3.6 (paper: 9T/ε)"),
     Contract("window_count", "level fullness (I6)", "#{t_i > τ_j} >= 2T·2^j/ε; Q_0: α", "Eq. (2), corrected"),

@@ -1,4 +1,6 @@
-"""Decay functions as objects (paper 004 §2.2, §4.2 Definition 6).
+"""Paper 004's time-decayed aggregates: the decay functions as objects (this module, 004 §2.2, §4.2 Definition 6),
+and in submodules :mod:`.bounds` (error and space contracts), :mod:`.oracle` (exact answers in O(n)),
+:mod:`.input` / :mod:`.errors` (the input contract and its exceptions), :mod:`.snapshots` and :mod:`.streams`.
 
 A decay function ``g`` maps an age ``a = t - t_i >= 0`` to a weight with ``g(0) = 1``, ``0 <= g(a) <= 1`` and
 ``g`` non-increasing. Decayed aggregates (Definitions 2-4) weight each item by ``g(t - t_i)``.
@@ -18,9 +20,9 @@ is not smooth. All weights are floats (``SlidingWindowDecay`` returns exactly 0.
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
-from .decay_errors import InvalidParameterError
+from .errors import InvalidParameterError
 
 __all__ = ["Decay", "SlidingWindowDecay", "ExponentialDecay", "PolynomialDecay", "UserDecay", "NoDecay"]
 
@@ -141,7 +143,11 @@ class PolynomialDecay(Decay):
     positive = True
 
     def __init__(self, exponent: float) -> None:
-        if isinstance(exponent, bool) or not isinstance(exponent, (int, float)) or not (0.0 < float(exponent) < math.inf):
+        if (
+            isinstance(exponent, bool)
+            or not isinstance(exponent, (int, float))
+            or not (0.0 < float(exponent) < math.inf)
+        ):
             raise InvalidParameterError(f"polynomial decay exponent must be a finite number > 0, got {exponent!r}")
         self.exponent = float(exponent)
         self.name = f"polynomial({self.exponent!r})"

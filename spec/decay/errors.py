@@ -28,7 +28,7 @@ error                              builtin            raised for
 
 from __future__ import annotations
 
-from .errors import SwagkitError
+from ..errors import SwagkitError
 
 __all__ = [
     "InputTypeError",

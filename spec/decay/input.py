@@ -11,7 +11,7 @@ Conventions (notes §1.6, §9 items 11, 12, 16):
 * weights are non-negative integers (weight 0 is accepted and changes nothing); the total stays below 2**62;
 * accuracies ε and β lie in the open interval (0, 1); value division's spread θ is any finite number > 0.
 
-Each ``check_*`` returns the validated value or raises the documented error from :mod:`.decay_errors`.
+Each ``check_*`` returns the validated value or raises the documented error from :mod:`.errors`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import operator
 from fractions import Fraction
 from typing import Any
 
-from .decay_errors import (
+from .errors import (
     MAX_BITS,
     MAX_TOTAL_WEIGHT,
     ClockError,

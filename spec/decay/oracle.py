@@ -1,7 +1,7 @@
 """The exact oracle of paper 004: keep every ``(value, timestamp, weight)`` and answer every query by brute force.
 
 :class:`ExactStream` is the executable specification of all time-decayed structures: it has their input
-contract (clock, universes, weights; :mod:`.decay_input`) and answers, exactly and in O(n), the quantities they
+contract (clock, universes, weights; :mod:`.input`) and answers, exactly and in O(n), the quantities they
 approximate (notes §1.3, §1.4, §3.1, §4.1):
 
 * ``D_w(t) = Σ{w_i : t - t_i < w}`` (strict windows ``(t - w, t]``, notes §9 item 5), ``rr(τ) = Σ{w_i : t_i > τ}``;
@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import bisect
 import itertools
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
-from .decay import Decay
-from .decay_input import (
+from . import Decay
+from .input import (
     check_advance,
     check_bits,
     check_rank_point,
@@ -47,7 +47,7 @@ class RankProfile:
     prefix: tuple[float, ...]  # prefix[k] = weight of values[:k]
 
     @staticmethod
-    def of(pairs: Iterable[tuple[int, float]]) -> "RankProfile":
+    def of(pairs: Iterable[tuple[int, float]]) -> RankProfile:
         acc: dict[int, float] = {}
         for x, w in pairs:
             acc[x] = acc.get(x, 0) + w
