@@ -1,19 +1,36 @@
-"""swagkit.verify -- the verification harness.
+"""swagkit.verify -- the verification harness: every ADT kind's model checks, state machines and differential
+runs, and the ``swagkit`` command.
 
-* :mod:`.registry` -- algorithm / implementation registry and the :func:`create` factory.
-* :mod:`.debug` -- :func:`checked`, debug mode (``SWAGKIT_CHECK=1``).
-* :mod:`.machine` -- the generic Hypothesis state machine of FIFO SWAGs (:func:`make_machine`), and
-  :func:`run_machine`, which dispatches on the algorithm's kind (:data:`~.machine.MACHINES`). Machines of other
-  kinds live in their own modules and register themselves on import; this package imports them all below.
-* :mod:`.laws` -- monoid law checks over the library.
-* :mod:`.runner` / :mod:`.cli` -- ``swagkit verify`` and ``swagkit list``.
-* :mod:`.strategies` -- input strategies per library monoid.
+* :mod:`.kinds` -- one module per ADT kind (``fifo``, ``tree``, ``out_of_order``, ``sketch``, ``time_decayed``),
+  each defining one :class:`~.kinds.base.Kind` that owns the kind's model, the operations an implementation must
+  offer (:meth:`~.kinds.base.Kind.check_implements`), its debug wrapper, its Hypothesis state machine and its
+  differential run; :mod:`.kinds.base`, :mod:`.kinds.machines` and :mod:`.kinds.differential` hold what they
+  share.
+* :mod:`.registry` -- algorithm / implementation registry (read off the algorithm cards of
+  :mod:`swagkit.spec.algorithms`; ``AlgorithmInfo.kind`` is the Kind) and the :func:`create` factory.
+* :mod:`.debug` -- :func:`checked`, which wraps any structure in its kind's debug wrapper; debug mode
+  (``SWAGKIT_CHECK=1``) for :func:`create`.
+* :mod:`.machine` -- :func:`run_machine`, one entry point for the state machine of any algorithm's kind.
+* :mod:`.spark` -- the differential stage on Spark (each kind's runner, fanned out).
+* :mod:`.laws` -- monoid law checks over the library; :mod:`.strategies` -- input strategies per library monoid.
+* :mod:`.faults` -- fault injection into ``⊗``; :mod:`.errors` -- check failures that name the operation.
+* :mod:`.runner` / :mod:`.cli` -- ``swagkit verify`` and ``swagkit list``; :mod:`.symbolic` -- CrossHair contracts.
 """
 
 from .debug import CheckedAggregator, check_enabled, checked
 from .errors import BudgetExceededAt, InvariantViolationAt, ModelMismatchAt, OperationContext
-from .machine import MACHINES, register_machine, run_machine
-from .registry import ALGORITHMS, IMPLEMENTATIONS, AlgorithmInfo, Combo, ImplementationInfo, RegistryError, combos, create
+from .kinds import KINDS, Kind, NotImplementedOperations, Operation, Subject, kind
+from .machine import make_machine, run_machine
+from .registry import (
+    ALGORITHMS,
+    IMPLEMENTATIONS,
+    AlgorithmInfo,
+    Combo,
+    ImplementationInfo,
+    RegistryError,
+    combos,
+    create,
+)
 
 __all__ = [
     "checked",
@@ -31,12 +48,12 @@ __all__ = [
     "BudgetExceededAt",
     "ModelMismatchAt",
     "OperationContext",
-    "MACHINES",
-    "register_machine",
+    "KINDS",
+    "Kind",
+    "Operation",
+    "Subject",
+    "NotImplementedOperations",
+    "kind",
+    "make_machine",
     "run_machine",
 ]
-
-# State machines of non-FIFO kinds register themselves on import (one line per kind):
-from . import tree as _tree  # noqa: E402,F401  (FlatFAT: the "tree" kind)
-from . import ooo_machine  # noqa: E402,F401  (out-of-order: FiBA; also registers its debug wrapper)
-from . import decay_machine  # noqa: E402,F401  (kinds sketch and time_decayed: paper 004; also their debug wrappers)

@@ -1,7 +1,8 @@
 """The ``swagkit`` command: ``swagkit verify`` and ``swagkit list``.
 
-``swagkit verify`` checks the monoid laws of every library monoid and runs the stateful machine
-(:mod:`swagkit.verify.machine`) for every registered algorithm × monoid × implementation, skipping (with a note)
+``swagkit verify`` checks the monoid laws of every library monoid and runs the state machine of the algorithm's
+kind (:mod:`swagkit.verify.kinds`, through :func:`swagkit.verify.machine.run_machine`) for every registered
+algorithm × monoid × implementation, skipping (with a note)
 combinations that cannot run: an implementation that does not provide the algorithm (e.g. ``optimized`` before
 it is built), a monoid lacking a required property, or a monoid without an input strategy. Progress goes to
 stderr, one line per task; the summary table and any counterexamples go to stdout; both say which
@@ -25,13 +26,14 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from typing import Any, Callable, Sequence, TextIO
+from typing import Any, TextIO
 
 from swagkit.spec.library import LIBRARY
 
 from . import registry
-from .machine import DEFAULT_MAX_WINDOW, MACHINES
+from .machine import DEFAULT_MAX_WINDOW
 from .runner import Result, Task, run_task
 from .strategies import strategy_for
 
@@ -95,8 +97,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also check the symbolic contracts (swagkit.verify.symbolic) with CrossHair (about a minute)",
     )
-    v.add_argument("--crosshair-timeout", type=float, default=8.0, metavar="S",
-                   help="CrossHair's time per contract, seconds (default 8)")
+    v.add_argument(
+        "--crosshair-timeout",
+        type=float,
+        default=8.0,
+        metavar="S",
+        help="CrossHair's time per contract, seconds (default 8)",
+    )
     v.add_argument(
         "--spark-master",
         default=None,
@@ -182,9 +189,6 @@ def plan(args: argparse.Namespace, err: TextIO) -> tuple[list[Task], dict[str, i
 
 
 def _machine_skip(combo: registry.Combo) -> str | None:
-    info = registry.algorithm(combo.algorithm)
-    if info.kind not in MACHINES:
-        return f"no state machine for {info.kind!r} algorithms yet"
     try:
         strategy_for(combo.monoid)
     except KeyError:
@@ -267,9 +271,17 @@ def crosshair_stage(timeout: float, out: TextIO, err: TextIO) -> int:
     start = time.perf_counter()
     # a file path, not a module name: CrossHair's module lookup trips over the namespace package
     done = subprocess.run(
-        [sys.executable, "-m", "crosshair", "check", "--analysis_kind=PEP316",
-         f"--per_condition_timeout={timeout:g}", str(symbolic.__file__)],
-        capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "crosshair",
+            "check",
+            "--analysis_kind=PEP316",
+            f"--per_condition_timeout={timeout:g}",
+            str(symbolic.__file__),
+        ],
+        capture_output=True,
+        text=True,
     )
     seconds = time.perf_counter() - start
     if done.returncode == 0:
@@ -282,21 +294,22 @@ def crosshair_stage(timeout: float, out: TextIO, err: TextIO) -> int:
 
 def spark_stage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Differential runs at scale: reference vs optimized vs the model, fanned out on Spark
-    (:mod:`swagkit.verify.spark`). Covers the FIFO algorithms both implementations provide, FiBA
-    (:mod:`swagkit.verify.spark_ooo`) and paper 004's structures (:mod:`swagkit.verify.spark_decay`: seeded
-    paper-like and adversarial streams, answers and snapshots in lock-step, the spec checkers against the exact
-    oracle). When ``qdigest`` is selected it also runs the q-digest mergeability run (digests per partition,
-    merged by ``reduce``, checked against the whole stream)."""
+    (:mod:`swagkit.verify.spark`): every algorithm both implementations provide whose kind has a differential
+    run (FIFO, FiBA, paper 004's structures: seeded paper-like and adversarial streams, answers and snapshots in
+    lock-step, the spec checkers against the exact oracle). Then the further stages the selected algorithms'
+    kinds offer (the sketch kind's mergeability run: digests per partition, merged by ``reduce``, checked
+    against the whole stream)."""
     from . import spark
 
-    fifo = spark.differential_algorithms(args.algorithm)  # FIFO, FiBA (spark_ooo), paper 004 (spark_decay)
-    algos = [a for a in (args.algorithm or fifo) if a in fifo]
+    runnable = spark.differential_algorithms(args.algorithm)
+    algos = [a for a in (args.algorithm or runnable) if a in runnable]
     # an optimized class that *is* the reference class (e.g. recalc) has nothing to be compared with
     algos = [a for a in algos if registry.resolve_class(a, "optimized") not in (None, registry.resolve_class(a))]
     monoids = [m for m in (args.monoid or registry.monoid_ids()) if m in LIBRARY]
     if not algos or not monoids:
-        print("spark: nothing to compare (no algorithm with both implementations and a Spark runner selected)",
-              file=out)
+        print(
+            "spark: nothing to compare (no algorithm with both implementations and a Spark runner selected)", file=out
+        )
         return 0
     if args.spark_seeds < 1 or args.spark_steps < 1:
         print("swagkit verify: --spark-seeds and --spark-steps must be positive", file=err)
@@ -307,26 +320,35 @@ def spark_stage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print("spark: skipped, pyspark is not installed (pip install 'swagkit[spark]')", file=out)
         return 0
     tasks = spark.make_tasks(algos, monoids, args.spark_seeds, args.spark_steps)
-    print(f"spark: {len(tasks)} differential runs of {args.spark_steps} operations "
-          f"({args.spark_master or f'local[2,{spark.TASK_RETRIES}]'})", file=err, flush=True)
+    print(
+        f"spark: {len(tasks)} differential runs of {args.spark_steps} operations "
+        f"({args.spark_master or f'local[2,{spark.TASK_RETRIES}]'})",
+        file=err,
+        flush=True,
+    )
     start = time.perf_counter()
     try:
         session = spark.local_session() if args.spark_master is None else spark.session_for(args.spark_master)
         results = spark.run_on_spark(session, tasks)
     except Exception as exc:  # the job failed (SparkJobError, a JVM that would not start ...): status 4
-        print(f"spark: FAILED TO RUN ({type(exc).__name__}): {str(exc).splitlines()[0] if str(exc) else ''}\n"
-              "spark: this is a failure of the Spark job, not a verification result; nothing was compared",
-              file=out)
+        print(
+            f"spark: FAILED TO RUN ({type(exc).__name__}): {str(exc).splitlines()[0] if str(exc) else ''}\n"
+            "spark: this is a failure of the Spark job, not a verification result; nothing was compared",
+            file=out,
+        )
         return 4
     summary = spark.summarize(results)
     elapsed = time.perf_counter() - start
     for failure in summary["failures"]:
         t = failure["task"]
-        print(f"\n==================== SPARK DIFF: {t['algorithm']}/{t['monoid']} seed {t['seed']} "
-              f"====================\n{failure['detail']}", file=out)
         print(
-            "reproduce: python -c \"from swagkit.verify.spark import DiffTask, run_task; "
-            f"print(run_task(DiffTask({t['algorithm']!r}, {t['monoid']!r}, {t['seed']}, {t['steps']})))\"",
+            f"\n==================== SPARK DIFF: {t['algorithm']}/{t['monoid']} seed {t['seed']} "
+            f"====================\n{failure['detail']}",
+            file=out,
+        )
+        print(
+            'reproduce: python -c "from swagkit.verify.spark import DiffTask, run_task; '
+            f'print(run_task(DiffTask({t["algorithm"]!r}, {t["monoid"]!r}, {t["seed"]}, {t["steps"]})))"',
             file=out,
         )
     verdict = "FAILED" if summary["failures"] else "OK"
@@ -337,51 +359,28 @@ def spark_stage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         file=out,
     )
     if summary.get("soft"):
-        print("spark: soft findings (reported, not failures): "
-              + ", ".join(f"{name} ×{count}" for name, count in summary["soft"]), file=out)
+        print(
+            "spark: soft findings (reported, not failures): "
+            + ", ".join(f"{name} ×{count}" for name, count in summary["soft"]),
+            file=out,
+        )
     status = 1 if summary["failures"] else 0
-    if "qdigest" in algos and "count" in monoids:
-        status = max(status, _spark_merge_stage(args, session, out, err))
+    return max(status, _kind_stages(args, session, sorted({t.algorithm for t in tasks}, key=algos.index), out, err))
+
+
+def _kind_stages(args: argparse.Namespace, session: Any, algos: Sequence[str], out: TextIO, err: TextIO) -> int:
+    """The further Spark stages of the selected algorithms' kinds (``Kind.spark_stages``: the sketch kind's
+    merge run), each given the (reference, optimized) subjects of its kind's selected algorithms."""
+    status = 0
+    for kind in dict.fromkeys(registry.algorithm(a).kind for a in algos):
+        subjects = [
+            (registry.subject(a, "reference"), registry.subject(a, "optimized"))
+            for a in algos
+            if registry.algorithm(a).kind is kind
+        ]
+        for stage in kind.spark_stages:
+            status = max(status, stage(session, subjects, args.spark_seeds, args.spark_steps, out, err))
     return status
-
-
-def _spark_merge_stage(args: argparse.Namespace, session: Any, out: TextIO, err: TextIO) -> int:
-    """q-digests built per Spark partition and merged by ``reduce`` (:func:`swagkit.verify.spark_decay.
-    run_merge_on_spark`), one run per Spark seed, ``20 × --spark-steps`` items each."""
-    from .spark_decay import MergeTask, run_merge_on_spark
-
-    tasks = [MergeTask(seed, items=20 * args.spark_steps) for seed in range(args.spark_seeds)]
-    print(f"spark: {len(tasks)} q-digest merge runs of {tasks[0].items:,} items", file=err, flush=True)
-    start = time.perf_counter()
-    try:
-        results = [run_merge_on_spark(session, t) for t in tasks]
-    except Exception as exc:  # the job failed, not the merge check: status 4
-        print(f"spark: q-digest merge FAILED TO RUN ({type(exc).__name__}): "
-              f"{str(exc).splitlines()[0] if str(exc) else ''}", file=out)
-        return 4
-    elapsed = time.perf_counter() - start
-    for r in results:
-        if not r.ok:
-            print(f"\n==================== SPARK MERGE: qdigest seed {r.task.seed} ({r.stream}) "
-                  f"====================\n{r.detail}", file=out)
-            print("reproduce: python -c \"from swagkit.verify.spark import local_session; "
-                  "from swagkit.verify.spark_decay import MergeTask, run_merge_on_spark; "
-                  f"print(run_merge_on_spark(local_session(), {r.task!r}))\"", file=out)
-    failed = [r for r in results if not r.ok]
-    ok = [r for r in results if r.ok]
-    worst = max((r.rank_error for r in ok), default=0.0)
-    nodes = max((r.nodes for r in ok), default=0)
-    t = tasks[0]
-    verdict = (f"{len(failed)} of {len(results)} run(s) FAILED" if failed else
-               f"optimized merge == reference merge ({'compiled' if all(r.compiled for r in ok) else 'pure-Python'})")
-    print(
-        f"{'FAILED' if failed else 'OK'}: spark q-digest merge, {len(results)} run(s) of {t.items:,} items: "
-        f"{sum(r.digests for r in results):,} digests built on {t.partitions} partitions and merged by reduce; "
-        f"whole-stream rank error <= {worst:.2f}·εN, <= {nodes} ranges (bound {results[0].size_bound}); "
-        f"{verdict}; in {elapsed:.1f}s",
-        file=out,
-    )
-    return 1 if failed else 0
 
 
 def _describe_implementation(impl_id: str) -> str:
@@ -448,17 +447,45 @@ def list_command(args: argparse.Namespace, out: TextIO) -> int:
     if args.markdown:
         print(registry.guarantees_markdown(), file=out)
         return 0
-    rows = [["algorithm", "title", "paper", "query", "insert", "evict", "amortized", "worst", "space", "requires",
-             "implementations"]]
+    rows = [
+        [
+            "algorithm",
+            "title",
+            "paper",
+            "query",
+            "insert",
+            "evict",
+            "amortized",
+            "worst",
+            "space",
+            "requires",
+            "implementations",
+        ]
+    ]
     for a in registry.ALGORITHMS.values():
         impls = ",".join(registry.available_implementations(a.id)) or "-"
-        rows.append([a.id, a.title, a.paper, a.worst_query, a.worst_insert, a.worst_evict, a.amortized,
-                     a.worst_case, a.space, a.requirement_text(), impls])
+        rows.append(
+            [
+                a.id,
+                a.title,
+                a.paper,
+                a.worst_query,
+                a.worst_insert,
+                a.worst_evict,
+                a.amortized,
+                a.worst_case,
+                a.space,
+                a.requirement_text(),
+                impls,
+            ]
+        )
     print("Algorithms (⊗ invocations per operation, worst case; space in stored partial aggregates):", file=out)
     print("\n".join("  " + ln for ln in _table(rows, right=set())), file=out)
     approximate = [a for a in registry.ALGORITHMS.values() if a.error]
     if approximate:  # paper 004's structures: no ⊗, an accuracy guarantee instead
-        rows = [["structure", "kind", "guarantee", "space"]] + [[a.id, a.kind, a.error, a.space] for a in approximate]
+        rows = [["structure", "kind", "guarantee", "space"]] + [
+            [a.id, a.kind.name, a.error, a.space] for a in approximate
+        ]
         print("\nApproximate structures (take no monoid; error and space bounds are checked contracts):", file=out)
         print("\n".join("  " + ln for ln in _table(rows, right=set())), file=out)
     rows = [["monoid", "properties", "equality", "fast path", "strategy"]]
@@ -477,8 +504,15 @@ def list_command(args: argparse.Namespace, out: TextIO) -> int:
     for impl in registry.IMPLEMENTATIONS.values():
         provided = [a for a in registry.ALGORITHMS if registry.resolve_class(a, impl.id) is not None]
         compiled = impl.compiled()
-        rows.append([impl.id, impl.module, f"{len(provided)}/{len(registry.ALGORITHMS)}",
-                     "-" if compiled is None else "yes" if compiled else "no", impl.description])
+        rows.append(
+            [
+                impl.id,
+                impl.module,
+                f"{len(provided)}/{len(registry.ALGORITHMS)}",
+                "-" if compiled is None else "yes" if compiled else "no",
+                impl.description,
+            ]
+        )
     print("\nImplementations:", file=out)
     print("\n".join("  " + ln for ln in _table(rows, right=set())), file=out)
     return 0

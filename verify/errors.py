@@ -7,7 +7,7 @@ last few operations, oldest first), which is usually enough to replay the failur
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from swagkit.spec.errors import BudgetExceeded, InvariantViolation, ModelMismatch
 
@@ -36,7 +36,9 @@ class InvariantViolationAt(InvariantViolation, OperationContext):
     """An invariant of the algorithm's paper fails after ``operation``."""
 
     @classmethod
-    def wrap(cls, err: InvariantViolation, operation: str, op_index: int, recent: Sequence[str]) -> "InvariantViolationAt":
+    def wrap(
+        cls, err: InvariantViolation, operation: str, op_index: int, recent: Sequence[str]
+    ) -> InvariantViolationAt:
         new = cls(err.algorithm, err.invariant, err.wording, err.detail, err.state)
         new._set_context(operation, op_index, recent, str(err))
         return new
@@ -46,7 +48,7 @@ class BudgetExceededAt(BudgetExceeded, OperationContext):
     """``operation`` used more ``⊗`` invocations (or space) than the theorem allows."""
 
     @classmethod
-    def wrap(cls, err: BudgetExceeded, operation: str, op_index: int, recent: Sequence[str]) -> "BudgetExceededAt":
+    def wrap(cls, err: BudgetExceeded, operation: str, op_index: int, recent: Sequence[str]) -> BudgetExceededAt:
         new = cls(err.algorithm, err.operation, err.used, err.allowed, err.source)
         new._set_context(operation, op_index, recent, str(err))
         return new

@@ -21,8 +21,9 @@ swagkit.verify.faults.InjectedFault: combine call 2 after arm() (injected by swa
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any
 
 from swagkit.spec.monoid import Monoid
 

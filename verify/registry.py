@@ -12,25 +12,34 @@ provides an algorithm exactly when it exports that name. ``swagkit.optimized`` i
 it exports ``TwoStacks`` & co., and is simply "not available" while its ``__init__`` is empty or its import
 fails.
 
-:func:`create` is the package's one factory. With ``SWAGKIT_CHECK=1`` in the environment it returns the
-aggregator wrapped in :func:`swagkit.verify.debug.checked`, so every operation is checked against the model,
-the invariants and the budgets. (Debug mode reads this registry, so the registry does not import it: it
-installs itself here with :func:`install_debug_mode` when ``swagkit.verify`` loads it.)
+Each entry's ``kind`` is the :class:`~swagkit.verify.kinds.base.Kind` its card's ``kind`` string names
+(:mod:`swagkit.verify.kinds`): the ADT it is verified as, which owns the model, the debug wrapper, the state
+machine and the differential run. :func:`subject` is what those are given: the class an implementation provides,
+with its registered parameters and facts.
+
+:func:`create` is the package's one factory. With ``SWAGKIT_CHECK=1`` in the environment (:func:`check_enabled`)
+it returns the aggregator wrapped in its kind's debug wrapper, so every operation is checked against the model,
+the invariants and the budgets.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 from swagkit.spec.algorithms import CARDS, AlgorithmCard
 from swagkit.spec.algorithms.card import MonoidRequirements
 from swagkit.spec.errors import SwagkitError, UnsupportedMonoidError
 from swagkit.spec.library import LIBRARY
 from swagkit.spec.monoid import Monoid
+
+from .kinds import Kind, Subject
+from .kinds import kind as kind_named
 
 __all__ = [
     "AlgorithmInfo",
@@ -52,7 +61,9 @@ __all__ = [
     "unregister_algorithm",
     "register_implementation",
     "registered",
-    "install_debug_mode",
+    "subject",
+    "ENV_VAR",
+    "check_enabled",
     "guarantees_markdown",
     "decayed_markdown",
     "robustness_markdown",
@@ -72,9 +83,9 @@ class AlgorithmInfo(MonoidRequirements):
 
     The registered ones are read off the algorithm cards (:meth:`from_card`; ``card`` is the card). ``checker``
     and ``budget`` are keys of :data:`~swagkit.spec.checkers.CHECKERS` and :data:`~swagkit.spec.budgets.BUDGETS`
-    (``None``: no invariant checker / no combine budget, so only the model is checked). ``kind`` is the ADT it
-    is verified as: ``"fifo"`` (in-order, checked by :mod:`swagkit.verify.machine`); other kinds such as
-    ``"out_of_order"`` have their own machine. ``params`` are constructor keyword arguments, so one class can be
+    (``None``: no invariant checker / no combine budget, so only the model is checked). ``kind`` is the
+    :class:`~swagkit.verify.kinds.base.Kind` it is verified as (given as a name, e.g. ``"out_of_order"``, it is
+    looked up in :mod:`swagkit.verify.kinds`). ``params`` are constructor keyword arguments, so one class can be
     registered several times under different ids (e.g. FiBA with ``min_arity=2`` and ``4``). ``requires`` lists
     monoid properties the algorithm relies on (SlickDeque: ``selective`` or ``invertible``); ``requires_any``
     means at least one of them suffices.
@@ -86,7 +97,7 @@ class AlgorithmInfo(MonoidRequirements):
     paper: str
     checker: str | None
     budget: str | None
-    kind: str = "fifo"
+    kind: Kind = field(default_factory=lambda: kind_named("fifo"))
     requires: tuple[str, ...] = ()
     requires_any: bool = False
     params: Mapping[str, Any] = field(default_factory=dict)
@@ -102,22 +113,42 @@ class AlgorithmInfo(MonoidRequirements):
     monoids: tuple[str, ...] | None = None
     #: the accuracy guarantee of an approximate structure (shown by ``swagkit list``)
     error: str = ""
+    #: 1/verify_share of the verification effort (see :attr:`AlgorithmCard.verify_share`)
+    verify_share: int = 1
     #: the card this entry was read from (``None`` for entries registered directly)
     card: AlgorithmCard | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         self.check_requirements()
+        if isinstance(self.kind, str):  # a kind's name: the Kind object (frozen, hence object.__setattr__)
+            object.__setattr__(self, "kind", kind_named(self.kind))
 
     @classmethod
-    def from_card(cls, card: AlgorithmCard) -> "AlgorithmInfo":
+    def from_card(cls, card: AlgorithmCard) -> AlgorithmInfo:
         """The registry entry of an algorithm card."""
         g = card.guarantees
         return cls(
-            id=card.id, class_name=card.class_name, title=card.title, paper=card.paper, checker=card.checker_id,
-            budget=card.budget_id, kind=card.kind, requires=card.requires, requires_any=card.requires_any,
-            params=dict(card.params), worst_query=g.query, worst_insert=g.insert, worst_evict=g.evict,
-            amortized=g.amortized, worst_case=g.worst_case, space=g.space, takes_monoid=card.takes_monoid,
-            monoids=card.monoids, error=g.error, card=card,
+            id=card.id,
+            class_name=card.class_name,
+            title=card.title,
+            paper=card.paper,
+            checker=card.checker_id,
+            budget=card.budget_id,
+            kind=kind_named(card.kind),
+            requires=card.requires,
+            requires_any=card.requires_any,
+            params=dict(card.params),
+            worst_query=g.query,
+            worst_insert=g.insert,
+            worst_evict=g.evict,
+            amortized=g.amortized,
+            worst_case=g.worst_case,
+            space=g.space,
+            takes_monoid=card.takes_monoid,
+            monoids=card.monoids,
+            error=g.error,
+            verify_share=card.verify_share,
+            card=card,
         )
 
 
@@ -199,9 +230,7 @@ def resolve_class(algorithm_id: str, implementation: str = "reference") -> Facto
     try:
         impl = IMPLEMENTATIONS[implementation]
     except KeyError:
-        raise RegistryError(
-            f"unknown implementation {implementation!r}; known: {', '.join(IMPLEMENTATIONS)}"
-        ) from None
+        raise RegistryError(f"unknown implementation {implementation!r}; known: {', '.join(IMPLEMENTATIONS)}") from None
     mod = impl.load()
     cls = getattr(mod, info.class_name, None) if mod is not None else None
     return cls if callable(cls) else None
@@ -213,16 +242,36 @@ def available_implementations(algorithm_id: str | None = None) -> list[str]:
     return [impl for impl in IMPLEMENTATIONS if any(resolve_class(a, impl) is not None for a in ids)]
 
 
-#: ``(checked, check_enabled)`` of :mod:`swagkit.verify.debug`, installed by it (see :func:`install_debug_mode`).
-_debug_mode: tuple[Callable[..., Any], Callable[[], bool]] | None = None
+def subject(algorithm_id: str, implementation: str = "reference") -> Subject:
+    """What ``algorithm_id``'s kind verifies in ``implementation``: its class, registered parameters and facts
+    (:class:`RegistryError` when the implementation does not provide it)."""
+    info = algorithm(algorithm_id)
+    cls = resolve_class(algorithm_id, implementation)
+    if cls is None:
+        raise RegistryError(f"implementation {implementation!r} does not provide {algorithm_id} ({info.class_name})")
+    return Subject(algorithm_id, cls, dict(info.params), info.takes_monoid, info, implementation)
 
 
-def install_debug_mode(checked: Callable[..., Any], check_enabled: Callable[[], bool]) -> None:
-    """Make ``checked(aggregator, algorithm=, monoid=)`` the wrapper :func:`create` applies when checking is on,
-    and ``check_enabled()`` what decides ``check=None``. :mod:`swagkit.verify.debug` installs itself when it is
-    imported (``import swagkit.verify`` imports it): it reads this registry, so the registry does not import it."""
-    global _debug_mode
-    _debug_mode = (checked, check_enabled)
+#: Environment variable that turns debug mode on for aggregators built by :func:`create`.
+ENV_VAR = "SWAGKIT_CHECK"
+
+
+def check_enabled() -> bool:
+    """Whether ``SWAGKIT_CHECK`` asks for debug mode (any value except empty, ``0``, ``false``, ``no``, ``off``)."""
+    return os.environ.get(ENV_VAR, "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def require_monoid(info: AlgorithmInfo, monoid: Monoid[Any, Any, Any] | str) -> Monoid[Any, Any, Any]:
+    """The monoid ``monoid`` names, if ``info``'s algorithm may run over it (else
+    :class:`~swagkit.spec.errors.UnsupportedMonoidError`)."""
+    m = resolve_monoid(monoid)
+    missing = info.missing_properties(m)
+    if missing:
+        raise UnsupportedMonoidError(
+            f"{info.id} needs {_article(info.requirement_text())} monoid; {m.name} does not declare "
+            f"{', '.join(missing)}"
+        )
+    return m
 
 
 def create(
@@ -236,34 +285,21 @@ def create(
     """A new empty aggregator of ``algorithm_id`` over ``monoid`` (a :class:`Monoid` or a library id).
 
     ``params`` override the registered constructor parameters. ``check=None`` follows the ``SWAGKIT_CHECK``
-    environment variable; when checking is on the result is :func:`swagkit.verify.debug.checked` around the
+    environment variable; when checking is on the result is the algorithm's kind's debug wrapper around the
     aggregator. Raises :class:`RegistryError` for unknown ids or an implementation lacking the algorithm, and
     :class:`~swagkit.spec.errors.UnsupportedMonoidError` when the monoid lacks a required property.
     """
     info = algorithm(algorithm_id)
-    wrap: dict[str, Any] = {}
-    args: tuple[Any, ...] = ()
+    m: Monoid[Any, Any, Any] | None = None
     if info.takes_monoid:  # paper 004's structures take none: the monoid argument is ignored
         if monoid is None:
             raise RegistryError(f"{algorithm_id} needs a monoid")
-        m = resolve_monoid(monoid)
-        missing = info.missing_properties(m)
-        if missing:
-            raise UnsupportedMonoidError(
-                f"{algorithm_id} needs {_article(info.requirement_text())} monoid; {m.name} does not declare "
-                f"{', '.join(missing)}"
-            )
-        args, wrap = (m,), {"monoid": m}
-    cls = resolve_class(algorithm_id, implementation)
-    if cls is None:
-        raise RegistryError(f"implementation {implementation!r} does not provide {algorithm_id} ({info.class_name})")
-    aggregator = cls(*args, **{**info.params, **params})
-    if check is not None and not check:
-        return aggregator
-    if _debug_mode is None:
-        raise RegistryError("debug mode is not installed: import swagkit.verify (or swagkit.verify.debug)")
-    checked, check_enabled = _debug_mode
-    return checked(aggregator, algorithm=algorithm_id, **wrap) if check or check_enabled() else aggregator
+        m = require_monoid(info, monoid)
+    aggregator = subject(algorithm_id, implementation).new(m, **params)
+    wanted = check_enabled() if check is None else check
+    if wanted:
+        return info.kind.checked(aggregator, monoid=m, algorithm=algorithm_id, facts=info)
+    return aggregator
 
 
 def _article(words: str) -> str:
@@ -377,14 +413,21 @@ def robustness_markdown() -> str:
         "|---|---|---|---|---|",
     ]
     for a in ALGORITHMS.values():
-        if a.id == "recalc":
+        cls = resolve_class(a.id)
+        if isinstance(cls, type) and issubclass(cls, a.kind.model):  # the ADT model itself (Recalc): nothing to harden
             continue
-        declared = {impl: getattr(resolve_class(a.id, impl), "exception_safety", "undocumented")
-                    for impl in available_implementations(a.id)}
+        declared = {
+            impl: getattr(resolve_class(a.id, impl), "exception_safety", "undocumented")
+            for impl in available_implementations(a.id)
+        }
         kinds = sorted(set(declared.values()))
-        safety = _SAFETY.get(kinds[0], kinds[0]) if len(kinds) == 1 else ", ".join(f"{i}: {k}" for i, k in declared.items())
-        rows.append(f"| {a.title} | `{a.id}` | {safety} | refused with `ReentrantCallError`, nothing changed | "
-                    "by snapshot, same state and counts |")
+        safety = (
+            _SAFETY.get(kinds[0], kinds[0]) if len(kinds) == 1 else ", ".join(f"{i}: {k}" for i, k in declared.items())
+        )
+        rows.append(
+            f"| {a.title} | `{a.id}` | {safety} | refused with `ReentrantCallError`, nothing changed | "
+            "by snapshot, same state and counts |"
+        )
     return "\n".join(rows)
 
 

@@ -153,4 +153,3 @@ def _first_line(text: str, width: int = 100) -> str:
             break
     line = re.sub(r"^[\w.]+\.(\w+): ", r"\1: ", line)  # swagkit.verify.errors.X: -> X:
     return line if len(line) <= width else line[: width - 1] + "…"
-

@@ -8,8 +8,9 @@ wrong) and, for float monoids, that the monoid's stated tolerance covers the rou
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 from hypothesis import strategies as st
 
@@ -63,6 +64,9 @@ STRATEGIES: dict[str, Callable[[], st.SearchStrategy[Any]]] = {
     "max_count": lambda: st.integers(min_value=0, max_value=6),
     "min_count": lambda: st.integers(min_value=0, max_value=6),
     "matrix2x2": lambda: st.tuples(*[st.integers(min_value=-2, max_value=2)] * 4),
+    "affine": lambda: st.tuples(
+        st.sampled_from([-2, -1, 1, 2, Fraction(1, 2)]), st.integers(min_value=-3, max_value=3)
+    ),
     "max": lambda: _SMALL_INTS,
     "min": _exact_numbers,
     "argmax": _key_payload,

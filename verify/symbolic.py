@@ -20,8 +20,8 @@ from __future__ import annotations
 from typing import Any
 
 from swagkit.reference.daba import DABA
-from swagkit.reference.fiba import FiBA
 from swagkit.reference.daba_lite import DABALite
+from swagkit.reference.fiba import FiBA
 from swagkit.reference.two_stacks import TwoStacks
 from swagkit.reference.two_stacks_lite import TwoStacksLite
 from swagkit.spec.adt import FifoSwag

@@ -1,6 +1,6 @@
-"""Hypothesis state machines of paper 004's structures (registry kinds ``sketch`` and ``time_decayed``).
+"""Hypothesis state machines of paper 004's structures (kinds ``sketch`` and ``time_decayed``).
 
-Each machine drives a :func:`~swagkit.verify.decay_debug.checked_decay` structure, so after **every** step the
+Each machine drives a checked structure (:mod:`.debug`), so after **every** step the
 structure's checker runs against the exact oracle (invariants, error and space bounds, cutoffs only rising) and
 every query answer is compared with the spec's answer on the snapshot and with the oracle's bound. The machine
 only chooses operations:
@@ -10,32 +10,34 @@ only chooses operations:
 * ``time_decayed`` (window count, window quantiles, value division): parameters (time and value universes, ε or
   θ/β and the decay, often a small user-chosen level budget α so that ladders of several levels appear within a
   few steps, sometimes the provable default), clock advances, single and weighted inserts at any age, bursts on
-  one timestamp, chunks of the paper-like and adversarial streams of :mod:`swagkit.spec.decay_streams`,
+  one timestamp, chunks of the paper-like and adversarial streams of :mod:`swagkit.spec.decay.streams`,
   compress / maintain, and every query (windows and decays chosen at query time);
 * misuse in both: out-of-universe values and timestamps, future timestamps, negative weights, non-int input,
   the clock moved back, ε outside (0, 1) -- each must raise the documented error and change nothing (checked by
   the wrapper against the spec's own validation).
 
-The runners ignore the monoid id (these structures take none; the registry lists them under ``count``).
+The machines ignore the monoid id (these structures take none; the registry lists them under ``count``). What
+differs between time-decayed structures is read off the registered parameters (:class:`~.common.Capabilities`).
 """
 
 from __future__ import annotations
 
-from typing import Any, TypeVar, cast
+from typing import Any
 
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+from hypothesis.stateful import initialize, invariant, rule
 
 from swagkit.spec.decay import ExponentialDecay, NoDecay, PolynomialDecay, SlidingWindowDecay
-from swagkit.spec.decay_errors import InvalidParameterError
-from swagkit.spec.decay_streams import GENERATORS, Arrival, generate
+from swagkit.spec.decay.errors import InvalidParameterError
+from swagkit.spec.decay.streams import GENERATORS, Arrival, generate
 from swagkit.spec.errors import SwagkitError
 
-from . import registry
-from .decay_debug import CheckedQDigest, CheckedWindowStructure, checked_decay
-from .machine import DEFAULT_MAX_WINDOW, MachineStats, register_machine, run_machine_class
+from ..base import Subject, expect_raises
+from ..machines import DEFAULT_MAX_WINDOW, KindMachine, bind
+from .common import Capabilities
+from .debug import CheckedQDigest, CheckedWindowStructure, checked_sketch, checked_time_decayed
 
-__all__ = ["run_sketch_machine", "run_time_decayed_machine", "make_sketch_machine", "make_time_decayed_machine"]
+__all__ = ["SketchMachine", "TimeDecayedMachine", "make_sketch_machine", "make_time_decayed_machine"]
 
 _EPS = st.sampled_from([0.05, 0.2, 0.5, 0.9])
 _BAD_EPS = st.sampled_from([0.0, 1.0, -0.1, 1.5, float("nan")])
@@ -46,36 +48,27 @@ _HH_PHI = st.sampled_from([0.05, 0.2, 0.5, 1.0])
 def _expect_refusal(action: Any, error: type[SwagkitError] = SwagkitError, what: str = "bad input") -> None:
     """``action`` must raise ``error``, a documented SwagkitError (the checked wrapper verified that nothing
     changed)."""
-    try:
-        action()
-    except error:
-        return
-    raise AssertionError(f"{what} was accepted")
+    expect_raises(action, error, what)
 
 
 # ----------------------------------------------------------------------------------------------------------------
 # q-digest
 
 
-class SketchMachine(RuleBasedStateMachine):
-    algorithm_id = "qdigest"
-    implementation = "reference"
-    stats = MachineStats()
+class SketchMachine(KindMachine):
+    """A mergeable sketch over a ``universe_bits``-bit universe with error ``eps`` (the q-digest's face)."""
+
+    one_operation_per_step = True
 
     def __init__(self) -> None:
         super().__init__()
         self.d: CheckedQDigest | None = None
-        type(self).stats.examples += 1
 
     def _new(self, bits: int, eps: float) -> CheckedQDigest:
-        raw = registry.create(self.algorithm_id, None, self.implementation, check=False, universe_bits=bits, eps=eps)
-        wrapped = checked_decay(raw)
+        raw = self.subject.new(universe_bits=bits, eps=eps)
+        wrapped = checked_sketch(raw, algorithm=self.subject.name, facts=self.subject.facts)
         assert isinstance(wrapped, CheckedQDigest)
         return wrapped
-
-    def _step(self) -> None:
-        type(self).stats.steps += 1
-        type(self).stats.operations += 1
 
     @initialize(bits=st.integers(1, 8), eps=_EPS)
     def setup(self, bits: int, eps: float) -> None:
@@ -147,76 +140,50 @@ class SketchMachine(RuleBasedStateMachine):
         self._step()
 
 
-_M = TypeVar("_M", bound=RuleBasedStateMachine)
-
-
-def _specialize(base: type[_M], algorithm_id: str, implementation: str) -> type[_M]:
-    """A fresh subclass of ``base`` bound to one registry id and implementation (Hypothesis runs a class)."""
-    registry.create(algorithm_id, None, implementation, check=False)  # fail fast (unknown id / implementation)
-    name = "".join(p.title() for p in f"{algorithm_id}_{implementation}".split("_")) + "Machine"
-    attrs = {"__qualname__": name, "algorithm_id": algorithm_id, "implementation": implementation,
-             "stats": MachineStats()}
-    return cast("type[_M]", type(name, (base,), attrs))
-
-
-def make_sketch_machine(algorithm_id: str, implementation: str) -> type[SketchMachine]:
-    return _specialize(SketchMachine, algorithm_id, implementation)
-
-
-def run_sketch_machine(
-    algorithm_id: str,
-    monoid_id: str,
-    implementation: str = "reference",
-    *,
-    max_examples: int = 40,
-    steps: int = 50,
-    seed: int | None = None,
-    max_window: int = DEFAULT_MAX_WINDOW,
-) -> MachineStats:
-    """Run the q-digest machine (``monoid_id`` and ``max_window`` are not used)."""
-    machine = make_sketch_machine(algorithm_id, implementation)
-    run_machine_class(machine, max_examples, steps, seed)
-    return machine.stats
+def make_sketch_machine(subject: Subject, monoid_id: str, max_window: int = DEFAULT_MAX_WINDOW) -> type[SketchMachine]:
+    """The sketch machine bound to ``subject`` (``monoid_id`` and ``max_window`` are not used)."""
+    return bind(SketchMachine, subject, monoid_id, max_window, monoid_in_name=False)
 
 
 # ----------------------------------------------------------------------------------------------------------------
 # out-of-order windows and value division
 
 
-class TimeDecayedMachine(RuleBasedStateMachine):
-    algorithm_id = "window_count"
-    implementation = "reference"
-    stats = MachineStats()
+class TimeDecayedMachine(KindMachine):
+    """A time-decayed structure over a ``time_bits`` clock: a count, values of a ``value_bits`` universe, or
+    values under a fixed decay (read off the registered parameters, :class:`~.common.Capabilities`)."""
+
+    one_operation_per_step = True
 
     def __init__(self) -> None:
         super().__init__()
         self.s: CheckedWindowStructure | None = None
-        type(self).stats.examples += 1
+        self.can = Capabilities.of_params(self.subject.params)
 
-    def _step(self) -> None:
-        type(self).stats.steps += 1
-        type(self).stats.operations += 1
+    def _create(self, **params: Any) -> Any:
+        return self.subject.new(**params)
 
     @initialize(data=st.data())
     def setup(self, data: st.DataObject) -> None:
-        a = self.algorithm_id
         self.tbits = data.draw(st.integers(3, 11), label="time_bits")
         self.vbits = data.draw(st.integers(1, 5), label="value_bits")
         params: dict[str, Any] = {"time_bits": self.tbits}
-        if a == "value_division":
+        if self.can.fixed_decay:
             params.update(
                 value_bits=self.vbits,
-                decay=data.draw(st.sampled_from([PolynomialDecay(0.5), PolynomialDecay(2.0), ExponentialDecay(0.2), NoDecay()])),
+                decay=data.draw(
+                    st.sampled_from([PolynomialDecay(0.5), PolynomialDecay(2.0), ExponentialDecay(0.2), NoDecay()])
+                ),
                 theta=data.draw(st.sampled_from([0.05, 0.3, 0.9])),
                 beta=data.draw(st.sampled_from([0.05, 0.3, 0.9])),
             )
         else:
             params["eps"] = data.draw(st.sampled_from([0.3, 0.6, 0.9]), label="eps")
             params["alpha"] = data.draw(st.one_of(st.none(), st.integers(1, 24)), label="alpha")
-            if a == "window_quantiles":
+            if self.can.values:
                 params["value_bits"] = self.vbits
-        raw = registry.create(a, None, self.implementation, check=False, **params)
-        wrapped = checked_decay(raw)
+        raw = self._create(**params)
+        wrapped = checked_time_decayed(raw, algorithm=self.subject.name, facts=self.subject.facts)
         assert isinstance(wrapped, CheckedWindowStructure)
         self.s = wrapped
 
@@ -226,10 +193,10 @@ class TimeDecayedMachine(RuleBasedStateMachine):
 
     def _insert(self, value: int, ts: int, weight: int = 1) -> None:
         assert self.s is not None
-        if self.algorithm_id == "window_count":
-            self.s.insert(ts, weight)
-        else:
+        if self.can.values:
             self.s.insert(value, ts, weight)
+        else:
+            self.s.insert(ts, weight)
 
     @rule(data=st.data())
     def advance(self, data: st.DataObject) -> None:
@@ -280,19 +247,16 @@ class TimeDecayedMachine(RuleBasedStateMachine):
         assert self.s is not None
         n = data.draw(st.integers(0, 12))
         ts = [data.draw(st.integers(0, self.s.now)) for _ in range(n)]
-        if self.algorithm_id == "window_count":
-            self.s.insert_many(ts)
-        else:
+        if self.can.values:
             self.s.insert_many([(data.draw(st.integers(0, (1 << self.vbits) - 1)), t) for t in ts])
+        else:
+            self.s.insert_many(ts)
         self._step()
 
     @rule()
     def compress(self) -> None:
         assert self.s is not None
-        if self.algorithm_id == "value_division":
-            self.s.maintain()
-        else:
-            self.s.compress()
+        getattr(self.s, self.can.maintenance)()
         self._step()
 
     @rule(data=st.data())
@@ -313,7 +277,7 @@ class TimeDecayedMachine(RuleBasedStateMachine):
             cases.append(lambda: self._insert(v, now + 1))  # a future timestamp
         if now > 0:
             cases.append(lambda: s.advance(now - 1))  # the clock moved back
-        if self.algorithm_id != "window_count":
+        if self.can.values:
             cases.append(lambda: s.insert(1 << self.vbits, now))  # outside the value universe
             cases.append(lambda: s.insert(-1, now))
         _expect_refusal(data.draw(st.sampled_from(cases)))
@@ -322,25 +286,23 @@ class TimeDecayedMachine(RuleBasedStateMachine):
     @rule(eps=_BAD_EPS)
     def bad_parameters(self, eps: float) -> None:
         params: dict[str, Any] = {"time_bits": self.tbits}
-        if self.algorithm_id == "value_division":
+        if self.can.fixed_decay:
             params.update(value_bits=self.vbits, decay=PolynomialDecay(1.0), theta=0.1, beta=eps)
         else:
             params["eps"] = eps
-            if self.algorithm_id == "window_quantiles":
+            if self.can.values:
                 params["value_bits"] = self.vbits
-        _expect_refusal(lambda: registry.create(self.algorithm_id, None, self.implementation, check=False, **params))
-        if self.algorithm_id == "value_division":  # the sliding window is not smooth
+        _expect_refusal(lambda: self._create(**params))
+        if self.can.fixed_decay:  # the sliding window is not smooth
             params.update(theta=0.1, decay=SlidingWindowDecay(4))
-            _expect_refusal(lambda: registry.create(self.algorithm_id, None, self.implementation, check=False, **params),
-                            InvalidParameterError, "value division with a non-smooth decay")
+            _expect_refusal(lambda: self._create(**params), InvalidParameterError, "a fixed decay that is not smooth")
         self._step()
 
     @rule(data=st.data(), phi=_PHI, hh=_HH_PHI)
     def queries(self, data: st.DataObject, phi: float, hh: float) -> None:
         assert self.s is not None
         s = self.s
-        a = self.algorithm_id
-        if a == "value_division":
+        if self.can.fixed_decay:
             x = data.draw(st.integers(0, 1 << self.vbits))
             s.decayed_count()
             s.decayed_rank(x)
@@ -350,14 +312,16 @@ class TimeDecayedMachine(RuleBasedStateMachine):
             return
         w = data.draw(st.one_of(st.integers(0, 4), st.integers(0, s.now + 2)), label="window")
         s.count(w)
-        if a == "window_quantiles":
+        if self.can.values:
             x = data.draw(st.integers(0, 1 << self.vbits))
             s.rank(x, w)
             lo = data.draw(st.integers(0, (1 << self.vbits) - 1))
             s.range_count(lo, data.draw(st.integers(0, (1 << self.vbits) - 1)), w)
             s.quantile(phi, w)
             s.heavy_hitters(hh, w)
-            decay = data.draw(st.sampled_from([PolynomialDecay(1.0), ExponentialDecay(0.3), SlidingWindowDecay(max(1, w)), NoDecay()]))
+            decay = data.draw(
+                st.sampled_from([PolynomialDecay(1.0), ExponentialDecay(0.3), SlidingWindowDecay(max(1, w)), NoDecay()])
+            )
             s.decayed_count(decay)
             s.decayed_rank(x, decay)
             s.decayed_quantile(phi, decay)
@@ -370,25 +334,8 @@ class TimeDecayedMachine(RuleBasedStateMachine):
             assert self.s.now == self.s.oracle.now
 
 
-def make_time_decayed_machine(algorithm_id: str, implementation: str) -> type[TimeDecayedMachine]:
-    return _specialize(TimeDecayedMachine, algorithm_id, implementation)
-
-
-def run_time_decayed_machine(
-    algorithm_id: str,
-    monoid_id: str,
-    implementation: str = "reference",
-    *,
-    max_examples: int = 40,
-    steps: int = 50,
-    seed: int | None = None,
-    max_window: int = DEFAULT_MAX_WINDOW,
-) -> MachineStats:
-    """Run the out-of-order machine (``monoid_id`` and ``max_window`` are not used)."""
-    machine = make_time_decayed_machine(algorithm_id, implementation)
-    run_machine_class(machine, max_examples, steps, seed)
-    return machine.stats
-
-
-register_machine("sketch", run_sketch_machine)
-register_machine("time_decayed", run_time_decayed_machine)
+def make_time_decayed_machine(
+    subject: Subject, monoid_id: str, max_window: int = DEFAULT_MAX_WINDOW
+) -> type[TimeDecayedMachine]:
+    """The time-decayed machine bound to ``subject`` (``monoid_id`` and ``max_window`` are not used)."""
+    return bind(TimeDecayedMachine, subject, monoid_id, max_window, monoid_in_name=False)

@@ -1,4 +1,4 @@
-"""Debug mode for out-of-order aggregators (FiBA): check the aggregator after every single operation.
+"""Debug mode of the out-of-order kind (FiBA): check the aggregator after every single operation.
 
 ``checked_ooo(aggregator)`` (also reached through :func:`swagkit.verify.checked` and
 ``registry.create(..., check=True)`` / ``SWAGKIT_CHECK=1`` for algorithms of kind ``"out_of_order"``) returns a
@@ -14,7 +14,8 @@
 * **invariants** -- every FiBA invariant (:func:`swagkit.spec.checkers.fiba.check_fiba`), locally and globally,
   on ``snapshot()`` against the model's ``(time, value)`` pairs;
 * **budget** -- ⊗ calls and node visits against the worst-case and amortized contracts of
-  :mod:`swagkit.spec.fiba_budgets` (with the operation's m and d read off the model).
+  :mod:`swagkit.spec.fiba_budgets` (with the operation's m and d read off the model), through the meter the
+  algorithm's card names (``AlgorithmCard.meter``).
 
 Failures raise the same errors as the FIFO debug mode (:mod:`swagkit.verify.errors`), naming the operation.
 Cost: O(n) ⊗ per operation.
@@ -23,38 +24,31 @@ Cost: O(n) ⊗ per operation.
 from __future__ import annotations
 
 import bisect
-import reprlib
-from collections import deque
-from typing import Any, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
+from swagkit.spec.algorithms import CARDS
 from swagkit.spec.checkers import CHECKERS
-from swagkit.spec.errors import BrokenAggregatorError, BudgetExceeded, EmptyWindowError, InvariantViolation, ModelMismatch
-from swagkit.spec.fiba_budgets import FiBABudgetMeter
+from swagkit.spec.errors import BudgetExceeded, EmptyWindowError, InvariantViolation
 from swagkit.spec.monoid import Monoid
 from swagkit.spec.ooo import MissingTimeError, TimedWindow, UnorderedBulkError
 
-from . import registry
-from .debug import register_checked, same_output
-from .errors import BudgetExceededAt, InvariantViolationAt, ModelMismatchAt
+from ..base import SHORT_REPR, AlgorithmFacts, RefuseGuarantee, checked_ids, monoid_of, same_output
 
-__all__ = ["CheckedOutOfOrder", "checked_ooo", "KIND"]
-
-#: the registry kind this wrapper checks
-KIND = "out_of_order"
+__all__ = ["CheckedOutOfOrder", "checked_ooo", "METERS"]
 
 CheckerFn = Callable[[Any, Monoid[Any, Any, Any], Sequence[Any]], None]
 
-_repr = reprlib.Repr()
-_repr.maxstring = 40
-_repr.maxother = 40
-_repr.maxlist = 6
-_repr.maxtuple = 6
+#: ⊗ and node-visit meters by budget id (``meter(min_arity, algorithm)``), from the cards that name one
+METERS: dict[str, Callable[..., Any]] = {c.budget_id: c.meter for c in CARDS if c.budget_id and c.meter is not None}
 
 
-class CheckedOutOfOrder:
+class CheckedOutOfOrder(RefuseGuarantee):
     """An out-of-order aggregator plus its :class:`~swagkit.spec.ooo.TimedWindow` model, checked after every
     operation (see the module docstring). Attributes: ``inner``, ``model``, ``monoid``, ``algorithm``,
     ``active_checks``, ``operations``, ``meter``; anything else is forwarded to ``inner``."""
+
+    labels = SHORT_REPR
 
     def __init__(
         self,
@@ -65,30 +59,25 @@ class CheckedOutOfOrder:
         checker: CheckerFn | None = None,
         seed: Iterable[tuple[Any, Any]] | None = None,
         history: int = 8,
+        facts: AlgorithmFacts | None = None,
     ) -> None:
-        self.inner = aggregator
-        m = monoid if monoid is not None else getattr(aggregator, "monoid", None)
-        if not isinstance(m, Monoid):
-            raise TypeError("checked() needs the aggregator's monoid: pass monoid=... or expose a .monoid attribute")
+        super().__init__(aggregator, algorithm, history)
+        m = monoid_of(aggregator, monoid)
         self.monoid: Monoid[Any, Any, Any] = m
-        algo = algorithm if algorithm is not None else getattr(aggregator, "algorithm", None)
-        self.algorithm: str | None = algo if isinstance(algo, str) else None
-        info = registry.ALGORITHMS.get(self.algorithm or "")
-        checker_id = info.checker if info is not None else self.algorithm
+        checker_id, budget_id, _ = checked_ids(self.algorithm, facts)
         self._checker: CheckerFn | None = checker if checker is not None else CHECKERS.get(checker_id or "")
         if not callable(getattr(aggregator, "snapshot", None)):
             self._checker = None
         mu = getattr(aggregator, "min_arity", None)
         counted = isinstance(getattr(aggregator, "combine_count", None), int) and isinstance(
-            getattr(aggregator, "touched_count", None), int)
-        budget_id = info.budget if info is not None else self.algorithm
-        self.meter: FiBABudgetMeter | None = None
-        if isinstance(mu, int) and counted and budget_id in ("fiba", "fiba_loop"):
-            self.meter = FiBABudgetMeter(mu, self.algorithm or "fiba", loop=budget_id == "fiba_loop")
+            getattr(aggregator, "touched_count", None), int
+        )
+        meter = METERS.get(budget_id or "")
+        self.meter: Any = None
+        if isinstance(mu, int) and counted and meter is not None:
+            self.meter = meter(mu, self.algorithm or budget_id)
         self.model: TimedWindow[Any, Any, Any] = TimedWindow(m)
         self._verified: Any = None  # the last snapshot that passed the invariant check
-        self.operations = 0
-        self._recent: deque[str] = deque(maxlen=history)
         pairs = list(seed) if seed is not None else []
         if len(aggregator) != len(pairs):
             raise ValueError(
@@ -110,24 +99,10 @@ class CheckedOutOfOrder:
 
     # ------------------------------------------------------------------------------------------ bookkeeping
 
-    def _begin(self, name: str, *args: Any) -> str:
-        self.operations += 1
-        op = f"{name}({', '.join(_repr.repr(a) for a in args)})"
-        self._recent.append(f"#{self.operations} {op}")
-        return op
-
     def _counts(self) -> tuple[int, int]:
         c = getattr(self.inner, "combine_count", 0)
         t = getattr(self.inner, "touched_count", 0)
         return (c if isinstance(c, int) else 0), (t if isinstance(t, int) else 0)
-
-    def _mismatch(self, op: str, detail: str) -> ModelMismatchAt:
-        name = self.algorithm or type(self.inner).__name__
-        return ModelMismatchAt(f"{name}: {detail}", op, self.operations, self._recent)
-
-    def _snapshot(self) -> Any:
-        snap = getattr(self.inner, "snapshot", None)
-        return snap() if callable(snap) else None
 
     def _verify(self, op: str, read_only: bool = False) -> None:
         """Invariants and length against the model. After a read-only operation a snapshot equal to the last
@@ -138,21 +113,22 @@ class CheckedOutOfOrder:
                 try:
                     self._checker(state, self.monoid, self.model.items())
                 except InvariantViolation as err:
-                    raise InvariantViolationAt.wrap(err, op, self.operations, self._recent) from None
+                    raise self._invariant_at(err, op) from None
                 self._verified = state
         n = len(self.inner)
         if n != len(self.model):
             raise self._mismatch(op, f"len() is {n}, the model window holds {len(self.model)}")
 
-    def _record(self, op: str, name: str, n_before: int, c0: tuple[int, int], m: int = 1, d: int = 0,
-                m_raw: int | None = None) -> None:
+    def _record(
+        self, op: str, name: str, n_before: int, c0: tuple[int, int], m: int = 1, d: int = 0, m_raw: int | None = None
+    ) -> None:
         if self.meter is None:
             return
         c, t = self._counts()
         try:
             self.meter.record(name, n_before, len(self.model), c - c0[0], t - c0[1], m=m, d=d, m_raw=m_raw)
         except BudgetExceeded as err:
-            raise BudgetExceededAt.wrap(err, op, self.operations, self._recent) from None
+            raise self._budget_at(err, op) from None
 
     def _expect_error(self, op: str, error: type[Exception], call: Callable[[], Any]) -> None:
         """Misuse: ``call`` must raise ``error`` and leave the state exactly as it was."""
@@ -169,46 +145,11 @@ class CheckedOutOfOrder:
             raise self._mismatch(op, f"raised {exc!r}, not {error.__name__}") from exc
         raise self._mismatch(op, f"returned instead of raising {error.__name__}")
 
-    def _after_failure(self, op: str, exc: BaseException, apply: Callable[[], Any] | None = None) -> None:
-        """The aggregator raised: it must agree with the (unchanged) model -- or, if it declares the *refuse*
-        guarantee and now raises :class:`BrokenAggregatorError`, it must refuse queries too, ``salvage()`` the
-        entries before or after the operation (``apply`` applies it to the model), and ``repair()`` to a state
-        that agrees with the model again."""
-        try:
-            self._snapshot()
-        except BrokenAggregatorError:
-            self._recover(op, exc, apply)
-            return
-        try:
-            self._verify(f"{op} raising {type(exc).__name__}")
-        except (InvariantViolation, BudgetExceeded, ModelMismatch) as err:
-            raise err from exc
-
-    def _recover(self, op: str, exc: BaseException, apply: Callable[[], Any] | None) -> None:
-        label = f"{op} raising {type(exc).__name__}"
-        try:
-            self.inner.query()
-        except BrokenAggregatorError:
-            pass
-        else:
-            raise self._mismatch(label, "the aggregator refuses snapshot() but still answers query()") from exc
-        salvage, repair = getattr(self.inner, "salvage", None), getattr(self.inner, "repair", None)
-        if not callable(salvage) or not callable(repair):
-            raise self._mismatch(label, "the aggregator refuses (BrokenAggregatorError) but has no salvage()/repair()")
-        held = list(salvage())
-        if not self._same_entries(held):
-            if apply is not None:
-                try:
-                    apply()
-                except Exception:  # the model refuses the input: the aggregator should have too
-                    pass
-            if not self._same_entries(held):
-                raise self._mismatch(label, "salvage() holds neither the entries before nor after the operation")
-        repair()
+    def _recheck(self, label: str) -> None:
         self._verified = None
-        self._verify(f"{label}, then repair()")
+        self._verify(label)
 
-    def _same_entries(self, held: list[Any]) -> bool:
+    def _holds(self, held: list[Any]) -> bool:
         """``held`` (salvaged ``(time, value)`` pairs) against the model's entries: the same times, and values
         equal by the monoid's ``eq`` (tolerant for float monoids: a bulk folds equal times in another order)."""
         want = list(self.model.items())
@@ -228,11 +169,7 @@ class CheckedOutOfOrder:
         op = self._begin("insert", time, value)
         n, c0 = len(self.model), self._counts()
         d = self._distance(time) if time == time else 0
-        try:
-            self.inner.insert(time, value)
-        except Exception as exc:
-            self._after_failure(op, exc, lambda: self.model.insert(time, value))
-            raise
+        self._guarded(op, lambda: self.inner.insert(time, value), lambda: self.model.insert(time, value))
         try:
             self.model.insert(time, value)
         except Exception as exc:
@@ -246,11 +183,7 @@ class CheckedOutOfOrder:
         n, c0 = len(self.model), self._counts()
         if n == 0:
             self._expect_error(op, EmptyWindowError, self.inner.evict)
-        try:
-            self.inner.evict()
-        except Exception as exc:
-            self._after_failure(op, exc, self.model.evict)
-            raise
+        self._guarded(op, self.inner.evict, self.model.evict)
         self.model.evict()
         self._verify(op)
         self._record(op, "evict", n, c0)
@@ -262,11 +195,7 @@ class CheckedOutOfOrder:
         if time not in self.model:
             self._expect_error(op, MissingTimeError, lambda: self.inner.remove(time))
         d = self._distance(time)
-        try:
-            self.inner.remove(time)
-        except Exception as exc:
-            self._after_failure(op, exc, lambda: self.model.remove(time))
-            raise
+        self._guarded(op, lambda: self.inner.remove(time), lambda: self.model.remove(time))
         self.model.remove(time)
         self._verify(op)
         self._record(op, "remove", n, c0, d=d)
@@ -275,11 +204,7 @@ class CheckedOutOfOrder:
         """``inner.bulk_evict(time)``; the count it returns must be the model's."""
         op = self._begin("bulk_evict", time)
         n, c0 = len(self.model), self._counts()
-        try:
-            got = self.inner.bulk_evict(time)
-        except Exception as exc:
-            self._after_failure(op, exc, lambda: self.model.bulk_evict(time))
-            raise
+        got = self._guarded(op, lambda: self.inner.bulk_evict(time), lambda: self.model.bulk_evict(time))
         want = self.model.bulk_evict(time)
         if got != want:
             raise self._mismatch(op, f"bulk_evict returned {got!r}, the model evicted {want}")
@@ -300,11 +225,7 @@ class CheckedOutOfOrder:
         # d (003 §1.3): entries of the window before the bulk that are younger than its first time
         ts = self.model._times
         d = len(ts) - bisect.bisect_right(ts, times[0]) if times and times[0] == times[0] else 0
-        try:
-            self.inner.bulk_insert(items)
-        except Exception as exc:
-            self._after_failure(op, exc, lambda: self.model.bulk_insert(items))
-            raise
+        self._guarded(op, lambda: self.inner.bulk_insert(items), lambda: self.model.bulk_insert(items))
         try:
             self.model.bulk_insert(items)
         except Exception as exc:
@@ -318,11 +239,7 @@ class CheckedOutOfOrder:
         """``inner.query()``, compared with the model's answer."""
         op = self._begin("query")
         n, c0 = len(self.model), self._counts()
-        try:
-            got = self.inner.query()
-        except Exception as exc:
-            self._after_failure(op, exc)
-            raise
+        got = self._guarded(op, self.inner.query)
         want = self.model.query()
         if not same_output(self.monoid, got, want):
             raise self._mismatch(op, f"query() returned {got!r}, the model's answer is {want!r} (n={n})")
@@ -333,15 +250,12 @@ class CheckedOutOfOrder:
     def range_query(self, t_from: Any, t_to: Any) -> Any:
         """``inner.range_query(t_from, t_to)``, compared with the model's answer."""
         op = self._begin("range_query", t_from, t_to)
-        try:
-            got = self.inner.range_query(t_from, t_to)
-        except Exception as exc:
-            self._after_failure(op, exc)
-            raise
+        got = self._guarded(op, lambda: self.inner.range_query(t_from, t_to))
         want = self.model.range_query(t_from, t_to)
         if not same_output(self.monoid, got, want):
-            raise self._mismatch(op, f"range_query({t_from!r}, {t_to!r}) returned {got!r}, the model's answer "
-                                     f"is {want!r}")
+            raise self._mismatch(
+                op, f"range_query({t_from!r}, {t_to!r}) returned {got!r}, the model's answer is {want!r}"
+            )
         self._verify(op, read_only=True)
         return got
 
@@ -364,23 +278,13 @@ class CheckedOutOfOrder:
             raise self._mismatch(op, f"{name}() returned {got!r}, the model's is {want!r}")
         return got
 
-    def __len__(self) -> int:
-        return len(self.inner)
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "inner":
-            raise AttributeError(name)
-        return getattr(self.inner, name)
-
-    def __repr__(self) -> str:
-        return f"checked({self.inner!r})"
-
 
 def checked_ooo(
     aggregator: Any,
     *,
     monoid: Monoid[Any, Any, Any] | None = None,
     algorithm: str | None = None,
+    facts: AlgorithmFacts | None = None,
     checker: CheckerFn | None = None,
     seed: Iterable[Any] | None = None,
     **_: Any,
@@ -398,7 +302,4 @@ def checked_ooo(
     """
     if isinstance(aggregator, CheckedOutOfOrder):
         return aggregator
-    return CheckedOutOfOrder(aggregator, monoid=monoid, algorithm=algorithm, checker=checker, seed=seed)
-
-
-register_checked(KIND, checked_ooo)
+    return CheckedOutOfOrder(aggregator, monoid=monoid, algorithm=algorithm, checker=checker, seed=seed, facts=facts)

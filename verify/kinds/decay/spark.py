@@ -1,19 +1,19 @@
-"""The Spark differential stage for paper 004's structures (registry kinds ``sketch`` and ``time_decayed``).
+"""The differential runs of paper 004's structures (kinds ``sketch`` and ``time_decayed``).
 
-:func:`run_decay_task` takes the same :class:`~swagkit.verify.spark.DiffTask` as the FIFO runs (the registry
-kind picks the runner, :data:`swagkit.verify.spark.DIFF_RUNNERS`). These structures take no monoid, so the
+:func:`run_sketch_task` and :func:`run_time_decayed_task` take the same
+:class:`~swagkit.verify.kinds.differential.DiffTask` as every kind's run. These structures take no monoid, so the
 task's monoid is only the placeholder the registry lists them under (``count``; :func:`make_tasks
 <swagkit.verify.spark.make_tasks>` makes no other). The seed picks everything else:
 
-* the **parameters**: one of two settings whose provable level budget α is small enough that the ladders
-  discard on several levels within a task (the regime the error proofs are about), or the registered ones
-  (:data:`PARAMETERS`; α is always the provable default, so every error bound is a hard failure);
+* the **parameters**: the card's ``stress_params`` (settings whose provable level budget α is small enough that
+  the ladders discard on several levels within a task, the regime the error proofs are about) or the registered
+  ones, cycled by seed; α is always the provable default, so every error bound is a hard failure;
 * the **stream**: a paper-like one (``flow`` or ``looping`` by seed parity) riffled with an adversarial one
   (``reversed``, ``permutation``, ``bursts``, ``very_late``, ``all_equal``, ``two_heavy``) from
-  :mod:`swagkit.spec.decay_streams`, weighted on odd seeds; the clock is the running maximum.
+  :mod:`swagkit.spec.decay.streams`, weighted on odd seeds; the clock is the running maximum.
 
 Reference and optimized are driven in lock-step with the exact oracle
-(:class:`~swagkit.spec.decay_oracle.ExactStream`). Every few arrivals a random query goes to both and the
+(:class:`~swagkit.spec.decay.oracle.ExactStream`). Every few arrivals a random query goes to both and the
 answers must be identical (the implementations are specified to give the same answers, floats bit for bit);
 now and then both compress (or maintain). At four checkpoints (and at the end) the two snapshots must be equal,
 the structure's spec checker runs on the snapshot against the oracle (invariants, error and space bounds,
@@ -21,7 +21,8 @@ cutoffs only rising since the previous checkpoint), and a few answers are checke
 values with the theorem's bound. A hard failure ends the run with its step; soft findings (the family lower
 bound P2 that truncation breaks, closure P3) are reported in :attr:`DiffResult.soft`, never failures.
 
-:func:`run_merge_on_spark` is the mergeability run: q-digests are built per Spark partition (one per chunk,
+:func:`run_merge_on_spark` is the mergeability run of a sketch (:func:`merge_stage`, the sketch kind's extra
+Spark stage): q-digests are built per Spark partition (one per chunk,
 merged inside the partition) over a seeded stream and merged by ``RDD.reduce``; the merged digest must keep the
 whole-stream rank guarantee and the size bound against the exact answer, the compiled merge must equal the
 reference merge (same snapshot), and both must be equivalent to one digest of the whole stream
@@ -37,43 +38,37 @@ import dataclasses
 import functools
 import math
 import random
+import time
 from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, TextIO
 
 from swagkit.spec.checkers._decay_common import CheckReport
-from swagkit.spec.checkers.qdigest import check_qdigest
-from swagkit.spec.checkers.value_division import check_value_division
-from swagkit.spec.checkers.window_count import check_window_count
-from swagkit.spec.checkers.window_quantiles import check_window_quantiles, default_windows
+from swagkit.spec.checkers.window_quantiles import default_windows
 from swagkit.spec.decay import Decay, ExponentialDecay, NoDecay, PolynomialDecay, SlidingWindowDecay
-from swagkit.spec.decay_bounds import qdigest_size_bound, value_division_error
-from swagkit.spec.decay_oracle import ExactStream, RankProfile, heavy_hitters_violation, quantile_violation
-from swagkit.spec.decay_streams import Arrival, generate
+from swagkit.spec.decay.bounds import qdigest_size_bound, value_division_error
+from swagkit.spec.decay.oracle import ExactStream, RankProfile, heavy_hitters_violation, quantile_violation
+from swagkit.spec.decay.streams import Arrival, generate
 from swagkit.spec.errors import InvariantViolation
 
-from . import registry
-from .spark import DiffResult, DiffTask
+from ..base import Subject, checked_ids
+from ..differential import DiffResult, DiffTask, compiled
+from .common import Capabilities, run_checker
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["run_decay_task", "PARAMETERS", "MergeTask", "MergeResult", "run_merge_on_spark", "check_merged"]
-
-#: constructor parameters by seed (``seed % 3``). The first two have a provable level budget α of a few hundred
-#: at most (window_count α = 113 and 129, window_quantiles α = 200 and 224) over time universes with more than α
-#: ranges, so that within one task the ladders discard on several levels; ``{}`` is the registered setting.
-PARAMETERS: dict[str, tuple[dict[str, Any], ...]] = {
-    "qdigest": ({"universe_bits": 6, "eps": 0.3}, {"universe_bits": 3, "eps": 0.5}, {}),
-    "window_count": ({"time_bits": 7, "eps": 0.9}, {"time_bits": 8, "eps": 0.9}, {}),
-    "window_quantiles": ({"time_bits": 8, "value_bits": 5, "eps": 0.9}, {"time_bits": 9, "value_bits": 4, "eps": 0.9}, {}),
-    "value_division": (
-        {"time_bits": 8, "value_bits": 5, "decay": ExponentialDecay(0.05), "theta": 0.3, "beta": 0.2},
-        {"time_bits": 10, "value_bits": 6, "decay": PolynomialDecay(2.0), "theta": 0.05, "beta": 0.3},
-        {},
-    ),
-}
+__all__ = [
+    "run_sketch_task",
+    "run_time_decayed_task",
+    "MergeTask",
+    "MergeResult",
+    "run_merge_on_spark",
+    "check_merged",
+    "merge_stage",
+]
 
 PAPER_LIKE = ("flow", "looping")
 ADVERSARIAL = ("reversed", "permutation", "bursts", "very_late", "all_equal", "two_heavy")
@@ -89,18 +84,14 @@ class _Failure(Exception):
     """A difference found by the runner (reported as a failed :class:`DiffResult`)."""
 
 
-def run_decay_task(task: DiffTask) -> DiffResult:
-    """Run ``task`` for a paper-004 structure locally (module docstring); never raises."""
-    run = _Run(task)
-    try:
-        run.execute()
-    except _Failure as f:
-        return run.result(False, f"after {run.last_op} (step {run.step}): {f}")
-    except InvariantViolation as err:
-        return run.result(False, f"after {run.last_op} (step {run.step}): checker: {err}")
-    except Exception as exc:  # reported with the seed rather than failing the whole Spark job
-        return run.result(False, f"after {run.last_op} (step {run.step}): raised {exc!r}")
-    return run.result(True, "")
+def run_sketch_task(task: DiffTask, reference: Subject, optimized: Subject) -> DiffResult:
+    """Run ``task`` for a sketch locally (module docstring); never raises."""
+    return _Run(task, reference, optimized, sketch=True).outcome()
+
+
+def run_time_decayed_task(task: DiffTask, reference: Subject, optimized: Subject) -> DiffResult:
+    """Run ``task`` for a time-decayed structure locally (module docstring); never raises."""
+    return _Run(task, reference, optimized, sketch=False).outcome()
 
 
 def _identical(a: Any, b: Any) -> bool:
@@ -134,8 +125,9 @@ def _stream(task: DiffTask, rng: random.Random, n: int, time_bits: int, value_bi
     weighted = task.seed % 2 == 1
     n_paper = n - n // 3
     a = generate(paper, n_paper, time_bits=time_bits, value_bits=value_bits, seed=task.seed, weighted=weighted)
-    b = generate(adversary, n - n_paper, time_bits=time_bits, value_bits=value_bits, seed=task.seed + 1,
-                 weighted=weighted)
+    b = generate(
+        adversary, n - n_paper, time_bits=time_bits, value_bits=value_bits, seed=task.seed + 1, weighted=weighted
+    )
     out: list[Arrival] = []
     i = j = now = 0
     while i < len(a) or j < len(b):
@@ -150,37 +142,59 @@ def _stream(task: DiffTask, rng: random.Random, n: int, time_bits: int, value_bi
 class _Run:
     """One decay differential run: the structures, the oracle, and the bookkeeping of the result."""
 
-    def __init__(self, task: DiffTask) -> None:
+    def __init__(self, task: DiffTask, reference: Subject, optimized: Subject, *, sketch: bool) -> None:
         self.task = task
+        self.reference, self.optimized = reference, optimized
+        self.sketch = sketch
         self.step = -1
         self.last_op = "setup"
         self.operations = 0
         self.report = CheckReport()
         self.compiled = False
 
+    def outcome(self) -> DiffResult:
+        try:
+            self.execute()
+        except _Failure as f:
+            return self.result(False, f"after {self.last_op} (step {self.step}): {f}")
+        except InvariantViolation as err:
+            return self.result(False, f"after {self.last_op} (step {self.step}): checker: {err}")
+        except Exception as exc:  # reported with the seed rather than failing the whole Spark job
+            return self.result(False, f"after {self.last_op} (step {self.step}): raised {exc!r}")
+        return self.result(True, "")
+
     def result(self, ok: bool, detail: str) -> DiffResult:
         soft = Counter(finding.invariant for finding in self.report.soft)
-        return DiffResult(self.task, ok, self.step if not ok else self.step + 1, detail, self.operations, 0,
-                          self.compiled, tuple(sorted(soft.items())))
+        return DiffResult(
+            self.task,
+            ok,
+            self.step if not ok else self.step + 1,
+            detail,
+            self.operations,
+            0,
+            self.compiled,
+            tuple(sorted(soft.items())),
+        )
 
     # -- setup -----------------------------------------------------------------------------------------------
 
     def execute(self) -> None:
-        import swagkit.optimized as optimized
-
         task = self.task
-        a = self.algorithm = task.algorithm
-        info = registry.algorithm(a)
-        options = PARAMETERS[a]
-        params = {**info.params, **options[task.seed % len(options)]}
-        self.compiled = bool(getattr(optimized, "COMPILED", False))
-        self.ref = registry.create(a, None, "reference", check=False, **params)
-        self.opt = registry.create(a, None, "optimized", check=False, **params)
+        a = task.algorithm
+        _, _, card = checked_ids(a, self.reference.facts)
+        # the card's stress settings, then the registered ones (``{}``), by seed
+        options = (*(card.stress_params if card is not None else ()), {})
+        params = {**self.reference.params, **options[task.seed % len(options)]}
+        self.compiled = compiled()
+        self.ref = self.reference.new(**params)
+        self.opt = self.optimized.new(**params)
+        self.can = Capabilities.of(self.ref)
+        self.checker = card.checker if card is not None else None
         self.rng = rng = random.Random(f"decay/{a}/{task.seed}")
         self.vbits = params.get("universe_bits", params.get("value_bits", 1))
         self.tbits = params.get("time_bits", 10)
         self.oracle = ExactStream(value_bits=self.vbits, time_bits=self.tbits)
-        self.truth: dict[int, int] = {}  # the q-digest's multiset
+        self.truth: dict[int, int] = {}  # the sketch's multiset
         self.previous: Any = None
         self.decays: list[Decay] = []
         n = max(8, task.steps // 2)
@@ -192,7 +206,7 @@ class _Run:
             if i % QUERY_EVERY == QUERY_EVERY - 1:
                 self._lockstep_query()
             if i % COMPRESS_EVERY == COMPRESS_EVERY - 1:
-                self._both("maintain" if a == "value_division" else "compress")
+                self._both("compress" if self.sketch else self.can.maintenance)
             if i in checkpoints:
                 self._checkpoint()
 
@@ -209,49 +223,62 @@ class _Run:
         return got_ref
 
     def _arrive(self, x: Arrival) -> None:
-        if self.algorithm == "qdigest":
+        if self.sketch:
             self._both("insert", x.value, x.weight)
             self.truth[x.value] = self.truth.get(x.value, 0) + x.weight
             return
         if x.now != self.ref.now:
             self._both("advance", x.now)
             self.oracle.advance(x.now)
-        if self.algorithm == "window_count":
-            self._both("insert", x.timestamp, x.weight)
-        else:
-            self._both("insert", x.value, x.timestamp, x.weight)
-        self.oracle.insert(x.value if self.algorithm != "window_count" else 0, x.timestamp, x.weight)
+        self._both("insert", *self.can.insert_args(x))
+        self.oracle.insert(x.value if self.can.values else 0, x.timestamp, x.weight)
 
     def _decay(self) -> Decay:
-        return self.rng.choice([PolynomialDecay(1.0), ExponentialDecay(0.05), SlidingWindowDecay(max(1, self._window())),
-                                NoDecay()])
+        return self.rng.choice(
+            [PolynomialDecay(1.0), ExponentialDecay(0.05), SlidingWindowDecay(max(1, self._window())), NoDecay()]
+        )
 
     def _window(self) -> int:
         now = self.ref.now
         return self.rng.choice([0, 1, self.rng.randrange(1, 17), self.rng.randrange(now + 3)])
 
     def _lockstep_query(self) -> None:
-        rng, a = self.rng, self.algorithm
+        rng = self.rng
         x = rng.randrange((1 << self.vbits) + 1)
         phi = rng.choice(PHIS)
         name: str
         args: tuple[Any, ...]
-        if a == "qdigest":
-            name, args = rng.choice([("rank", (x,)), ("frequency", (min(x, (1 << self.vbits) - 1),)),
-                                     ("quantile", (phi,))])
-        elif a == "window_count":
+        if self.sketch:
+            name, args = rng.choice(
+                [("rank", (x,)), ("frequency", (min(x, (1 << self.vbits) - 1),)), ("quantile", (phi,))]
+            )
+        elif not self.can.values:
             name, args = "count", (self._window(),)
-        elif a == "value_division":
-            name, args = rng.choice([("decayed_count", ()), ("decayed_rank", (x,)), ("decayed_quantile", (phi,)),
-                                     ("decayed_heavy_hitters", (max(phi, 0.05),))])
+        elif self.can.fixed_decay:
+            name, args = rng.choice(
+                [
+                    ("decayed_count", ()),
+                    ("decayed_rank", (x,)),
+                    ("decayed_quantile", (phi,)),
+                    ("decayed_heavy_hitters", (max(phi, 0.05),)),
+                ]
+            )
         else:
             w, d = self._window(), self._decay()
             lo, hi = sorted((rng.randrange(1 << self.vbits), rng.randrange(1 << self.vbits)))
-            name, args = rng.choice([
-                ("count", (w,)), ("rank", (x, w)), ("range_count", (lo, hi, w)), ("quantile", (phi, w)),
-                ("heavy_hitters", (max(phi, 0.05), w)), ("decayed_count", (d,)), ("decayed_rank", (x, d)),
-                ("decayed_quantile", (phi, d)), ("decayed_heavy_hitters", (max(phi, 0.05), d)),
-            ])
+            name, args = rng.choice(
+                [
+                    ("count", (w,)),
+                    ("rank", (x, w)),
+                    ("range_count", (lo, hi, w)),
+                    ("quantile", (phi, w)),
+                    ("heavy_hitters", (max(phi, 0.05), w)),
+                    ("decayed_count", (d,)),
+                    ("decayed_rank", (x, d)),
+                    ("decayed_quantile", (phi, d)),
+                    ("decayed_heavy_hitters", (max(phi, 0.05), d)),
+                ]
+            )
         self._both(name, *args)
 
     # -- checkpoints -----------------------------------------------------------------------------------------
@@ -261,20 +288,26 @@ class _Run:
         state, other = self.ref.snapshot(), self.opt.snapshot()
         if state != other:
             raise _Failure(f"snapshots differ: {_first_difference(state, other)}")
-        a = self.algorithm
-        if a == "qdigest":
-            check_qdigest(state, self.truth.items(), report=self.report)
+        if self.sketch:
+            if self.checker is not None:
+                self.checker(state, self.truth.items(), report=self.report)
             self._qdigest_answers()
-        elif a == "window_count":
-            check_window_count(state, self.oracle, self.previous, report=self.report)
-            self._window_answers(state)
-        elif a == "window_quantiles":
-            decay = self._decay()
-            check_window_quantiles(state, self.oracle, self.previous, report=self.report, decays=[decay])
-            self._window_answers(state, decay)
-        else:
-            check_value_division(state, self.ref.decay, self.oracle, report=self.report)
+        elif self.can.fixed_decay:
+            run_checker(self.checker, self.can, state, self.oracle, self.previous, self.report, [], self.ref.decay)
             self._value_division_answers()
+        else:
+            decay = self._decay() if self.can.values else None
+            run_checker(
+                self.checker,
+                self.can,
+                state,
+                self.oracle,
+                self.previous,
+                self.report,
+                [decay] if decay is not None else [],
+                None,
+            )
+            self._window_answers(state, decay)
         self.previous = state
 
     def _require(self, ok: bool, what: str) -> None:
@@ -294,7 +327,7 @@ class _Run:
 
     def _window_answers(self, state: Any, decay: Decay | None = None) -> None:
         eps = Fraction(self.ref.eps)
-        quantiles = self.algorithm == "window_quantiles"
+        quantiles = self.can.values
         for w in default_windows(state, limit=8)[:8]:
             got, d = self._both("count", w), self.oracle.count_window(w)
             self._require(got <= d and d - got <= eps * d, f"count({w}) = {got}, D_w = {d}, ε = {self.ref.eps}")
@@ -303,7 +336,9 @@ class _Run:
             profile = self.oracle.window_profile(w)
             x = self.rng.randrange((1 << self.vbits) + 1)
             got, r = self._both("rank", x, w), profile.rank_lt(x)
-            self._require(got <= r and r - got <= eps * d, f"rank({x}, {w}) = {got}, r = {r}, ε·D_w = {float(eps * d):.6g}")
+            self._require(
+                got <= r and r - got <= eps * d, f"rank({x}, {w}) = {got}, r = {r}, ε·D_w = {float(eps * d):.6g}"
+            )
             phi = self.rng.choice(PHIS)
             q = self._both("quantile", phi, w)
             v = quantile_violation(profile, q, phi, self.ref.eps)
@@ -324,7 +359,9 @@ class _Run:
         d = profile.total
         for x in (0, self.rng.randrange(1 << self.vbits), 1 << self.vbits):
             got, true = self._both("decayed_rank", x), profile.rank_lt(x)
-            self._require(abs(got - true) <= eps * d + 1e-9 * d, f"decayed_rank({x}) = {got}, R = {true}, ε·D = {eps * d:.6g}")
+            self._require(
+                abs(got - true) <= eps * d + 1e-9 * d, f"decayed_rank({x}) = {got}, R = {true}, ε·D = {eps * d:.6g}"
+            )
         for phi in PHIS:
             q = self._both("decayed_quantile", phi)
             v = quantile_violation(profile, q, phi, eps)
@@ -340,9 +377,11 @@ class _Run:
 
 @dataclass(frozen=True)
 class MergeTask:
-    """One seeded merge run: ``items`` stream values over ``partitions`` Spark partitions, one q-digest per
-    ``chunk`` items (merged within the partition, then across partitions by ``reduce``)."""
+    """One seeded merge run of sketch ``algorithm``: ``items`` stream values over ``partitions`` Spark
+    partitions, one sketch per ``chunk`` items (merged within the partition, then across partitions by
+    ``reduce``)."""
 
+    algorithm: str
     seed: int
     items: int = 20000
     partitions: int = 8
@@ -372,12 +411,15 @@ def _merge_stream(task: MergeTask) -> tuple[str, list[tuple[int, int]]]:
     kinds = PAPER_LIKE + ADVERSARIAL
     kind = kinds[task.seed % len(kinds)]
     weighted = task.seed % 2 == 1
-    arrivals = generate(kind, task.items, time_bits=12, value_bits=task.universe_bits, seed=task.seed, weighted=weighted)
+    arrivals = generate(
+        kind, task.items, time_bits=12, value_bits=task.universe_bits, seed=task.seed, weighted=weighted
+    )
     return f"{kind}{' (weighted)' if weighted else ''}", [(a.value, a.weight) for a in arrivals]
 
 
-def _build_digests(classes: tuple[Any, Any], bits: int, eps: float, chunk: int,
-                   items: Iterable[tuple[int, int]]) -> Iterable[tuple[Any, Any, int]]:
+def _build_digests(
+    classes: tuple[Any, Any], bits: int, eps: float, chunk: int, items: Iterable[tuple[int, int]]
+) -> Iterable[tuple[Any, Any, int]]:
     """Partition side: one (reference, optimized) pair of digests per ``chunk`` items."""
     ref: Any = None
     opt: Any = None
@@ -403,32 +445,38 @@ def _merge_pairs(a: tuple[Any, Any, int], b: tuple[Any, Any, int]) -> tuple[Any,
     return a[0], a[1], a[2] + b[2]
 
 
-def run_merge_on_spark(spark: "SparkSession", task: MergeTask, classes: tuple[Any, Any] | None = None) -> MergeResult:
-    """Build q-digests per partition of a seeded stream on ``spark``, merge them with ``reduce`` and check the
-    result (:func:`check_merged`). ``classes`` (reference, optimized) default to the registered ones; they are
-    shipped to the workers with the partition function."""
-    import swagkit.optimized as optimized
-
-    if classes is None:
-        classes = (registry.resolve_class("qdigest", "reference"), registry.resolve_class("qdigest", "optimized"))
-    chosen: tuple[Any, Any] = classes
+def run_merge_on_spark(spark: SparkSession, task: MergeTask, classes: tuple[Any, Any]) -> MergeResult:
+    """Build sketches per partition of a seeded stream on ``spark`` with ``classes`` (reference, optimized;
+    shipped to the workers with the partition function), merge them with ``reduce`` and check the result
+    (:func:`check_merged`)."""
     stream, items = _merge_stream(task)
-    compiled = bool(getattr(optimized, "COMPILED", False))
+    is_compiled = compiled()
     build: Callable[[Iterable[tuple[int, int]]], Iterable[tuple[Any, Any, int]]] = functools.partial(
-        _build_digests, chosen, task.universe_bits, task.eps, task.chunk)
+        _build_digests, classes, task.universe_bits, task.eps, task.chunk
+    )
     try:
-        ref, opt, digests = spark.sparkContext.parallelize(items, task.partitions).mapPartitions(build).reduce(_merge_pairs)
-        sequential = chosen[0](task.universe_bits, task.eps)
+        ref, opt, digests = (
+            spark.sparkContext.parallelize(items, task.partitions).mapPartitions(build).reduce(_merge_pairs)
+        )
+        sequential = classes[0](task.universe_bits, task.eps)
         for x, w in items:
             sequential.insert(x, w)
         sequential.compress()
-        return check_merged(task, stream, items, ref, opt, sequential, digests, compiled)
+        return check_merged(task, stream, items, ref, opt, sequential, digests, is_compiled)
     except Exception as exc:  # a broken class or a failed job: reported with the seed
-        return MergeResult(task, False, f"raised {exc!r}", stream, 0, 0, 0, math.inf, compiled)
+        return MergeResult(task, False, f"raised {exc!r}", stream, 0, 0, 0, math.inf, is_compiled)
 
 
-def check_merged(task: MergeTask, stream: str, items: Sequence[tuple[int, int]], ref: Any, opt: Any,
-                 sequential: Any, digests: int, compiled: bool) -> MergeResult:
+def check_merged(
+    task: MergeTask,
+    stream: str,
+    items: Sequence[tuple[int, int]],
+    ref: Any,
+    opt: Any,
+    sequential: Any,
+    digests: int,
+    compiled: bool,
+) -> MergeResult:
     """The merge run's verdict: the merged reference digest passes the q-digest checker against the exact
     multiset (rank guarantee ``r̂ <= r <= r̂ + εN``, size ``<= 4b/ε + 1`` after the merge's compress, soundness,
     conservation; the family lower bound is soft), the optimized merge has the same snapshot, and both are
@@ -441,18 +489,98 @@ def check_merged(task: MergeTask, stream: str, items: Sequence[tuple[int, int]],
     bound = qdigest_size_bound(task.universe_bits, task.eps)
     report = CheckReport()
     detail = ""
+    _, _, card = checked_ids(task.algorithm, None)
+    checker = card.checker if card is not None else None
     try:
         state = ref.snapshot()
-        check_qdigest(state, truth.items(), structure="merged q-digest (reference)", report=report)
+        if checker is not None:
+            checker(state, truth.items(), structure=f"merged {task.algorithm} (reference)", report=report)
         other = opt.snapshot()
         if other != state:
             detail = f"merged snapshots differ: {_first_difference(state, other)}"
         else:
-            check_qdigest(other, truth.items(), structure="merged q-digest (optimized)", report=report)
+            if checker is not None:
+                checker(other, truth.items(), structure=f"merged {task.algorithm} (optimized)", report=report)
             if not (qdigests_equivalent(ref, sequential) and qdigests_equivalent(opt, sequential)):
                 detail = "the merged digest is not equivalent (ranks within εN) to one digest of the whole stream"
     except InvariantViolation as err:
         detail = f"checker: {err}"
     soft = Counter(f.invariant for f in report.soft)
-    return MergeResult(task, not detail, detail, stream, digests, ref.node_count(), bound,
-                       report.measures.get("qdigest rank error / εN", math.inf), compiled, tuple(sorted(soft.items())))
+    return MergeResult(
+        task,
+        not detail,
+        detail,
+        stream,
+        digests,
+        ref.node_count(),
+        bound,
+        report.measures.get("qdigest rank error / εN", math.inf),
+        compiled,
+        tuple(sorted(soft.items())),
+    )
+
+
+def merge_stage(
+    session: SparkSession, subjects: Sequence[tuple[Subject, Subject]], seeds: int, steps: int, out: TextIO, err: TextIO
+) -> int:
+    """The sketch kind's extra Spark stage (``swagkit verify``): for every selected sketch that merges, one
+    :func:`run_merge_on_spark` per Spark seed, ``20 × steps`` items each. Exit status 0, 1 (a failed merge)
+    or 4 (the job failed to run)."""
+    status = 0
+    for reference, optimized in subjects:
+        if not callable(getattr(reference.factory, "merge", None)):
+            continue
+        status = max(status, _merge_runs(session, reference, optimized, seeds, steps, out, err))
+    return status
+
+
+def _merge_runs(
+    session: SparkSession, reference: Subject, optimized: Subject, seeds: int, steps: int, out: TextIO, err: TextIO
+) -> int:
+    name = reference.name
+    tasks = [MergeTask(name, seed, items=20 * steps) for seed in range(seeds)]
+    print(f"spark: {len(tasks)} {name} merge runs of {tasks[0].items:,} items", file=err, flush=True)
+    start = time.perf_counter()
+    classes = (reference.factory, optimized.factory)
+    try:
+        results = [run_merge_on_spark(session, t, classes) for t in tasks]
+    except Exception as exc:  # the job failed, not the merge check: status 4
+        print(
+            f"spark: {name} merge FAILED TO RUN ({type(exc).__name__}): {str(exc).splitlines()[0] if str(exc) else ''}",
+            file=out,
+        )
+        return 4
+    elapsed = time.perf_counter() - start
+    for r in results:
+        if not r.ok:
+            print(
+                f"\n==================== SPARK MERGE: {name} seed {r.task.seed} ({r.stream}) "
+                f"====================\n{r.detail}",
+                file=out,
+            )
+            print(
+                'reproduce: python -c "from swagkit.verify.spark import local_session; '
+                f"from {classes[0].__module__} import {classes[0].__name__} as Ref; "
+                f"from {classes[1].__module__} import {classes[1].__name__} as Opt; "
+                "from swagkit.verify.kinds.decay.spark import MergeTask, run_merge_on_spark; "
+                f'print(run_merge_on_spark(local_session(), {r.task!r}, (Ref, Opt)))"',
+                file=out,
+            )
+    failed = [r for r in results if not r.ok]
+    ok = [r for r in results if r.ok]
+    worst = max((r.rank_error for r in ok), default=0.0)
+    nodes = max((r.nodes for r in ok), default=0)
+    t = tasks[0]
+    verdict = (
+        f"{len(failed)} of {len(results)} run(s) FAILED"
+        if failed
+        else f"optimized merge == reference merge ({'compiled' if all(r.compiled for r in ok) else 'pure-Python'})"
+    )
+    print(
+        f"{'FAILED' if failed else 'OK'}: spark {name} merge, {len(results)} run(s) of {t.items:,} items: "
+        f"{sum(r.digests for r in results):,} digests built on {t.partitions} partitions and merged by reduce; "
+        f"whole-stream rank error <= {worst:.2f}·εN, <= {nodes} ranges (bound {results[0].size_bound}); "
+        f"{verdict}; in {elapsed:.1f}s",
+        file=out,
+    )
+    return 1 if failed else 0

@@ -1,8 +1,8 @@
-"""The Spark differential stage for out-of-order aggregators (FiBA): one seeded random run of reference,
-optimized and the :class:`~swagkit.spec.ooo.TimedWindow` model in lock-step.
+"""The differential run of the out-of-order kind (FiBA): one seeded random run of reference, optimized and the
+:class:`~swagkit.spec.ooo.TimedWindow` model in lock-step.
 
-:func:`run_ooo_task` takes the same :class:`~swagkit.verify.spark.DiffTask` as the FIFO runs (the registry kind
-picks the runner, :data:`swagkit.verify.spark.DIFF_RUNNERS`) and mixes every operation: inserts at random times
+:func:`run_ooo_task` takes the same :class:`~swagkit.verify.kinds.differential.DiffTask` as every kind's run and
+mixes every operation: inserts at random times
 (collisions included), evict, remove, bulk_evict anywhere, sorted bulk inserts with duplicates, range queries.
 After every operation the two implementations must give the same answer and the same ``combine_count`` and
 ``touched_count``; every 16 steps (and at the end) the model's answer and the two snapshots are compared too.
@@ -15,36 +15,19 @@ import random
 from typing import Any
 
 from swagkit.spec.errors import EmptyWindowError
-from swagkit.spec.library import LIBRARY
 from swagkit.spec.ooo import MissingTimeError, TimedWindow
 
-from . import registry
-from .debug import same_output
-from .spark import MODEL_EVERY, DiffResult, DiffTask
+from ..base import Subject, same_output
+from ..differential import MODEL_EVERY, DiffResult, DiffTask, Lockstep
 
 __all__ = ["run_ooo_task"]
 
 
-def run_ooo_task(task: DiffTask) -> DiffResult:
-    """Run ``task`` for an out-of-order algorithm locally (see the module docstring); never raises."""
-    try:
-        return _run(task)
-    except Exception as exc:  # reported with the seed rather than failing the whole Spark job
-        return DiffResult(task, False, -1, f"raised {exc!r}", 0, 0, False)
-
-
-def _run(task: DiffTask) -> DiffResult:
-    import swagkit.optimized as optimized
-    import swagkit.reference as reference
-
-    entry = LIBRARY[task.monoid]
-    monoid = entry.factory()
-    examples = list(entry.examples)
-    info = registry.algorithm(task.algorithm)
-    ref = getattr(reference, info.class_name)(monoid, **info.params)
-    opt = getattr(optimized, info.class_name)(monoid, **info.params)
+def run_ooo_task(task: DiffTask, reference: Subject, optimized: Subject) -> DiffResult:
+    """Run ``task`` for an out-of-order algorithm locally (see the module docstring)."""
+    run = Lockstep.of(task, reference, optimized)
+    monoid, ref, opt, examples = run.monoid, run.ref, run.opt, run.examples
     model: TimedWindow[Any, Any, Any] = TimedWindow(monoid)
-    compiled = bool(getattr(optimized, "COMPILED", False))
     rng = random.Random(f"ooo/{task.algorithm}/{task.monoid}/{task.seed}")
     steps = max(1, task.steps // 4)
     span = 2 * task.max_window
@@ -71,14 +54,16 @@ def _run(task: DiffTask) -> DiffResult:
             try:
                 answers.append(getattr(agg, op[0])(*op[1:]))
             except (EmptyWindowError, MissingTimeError) as err:  # pragma: no cover - the model guards them
-                return DiffResult(task, False, step, f"{op[0]}: unexpected {err!r}", step, ref.combine_count, compiled)
+                return run.result(task, False, step, f"{op[0]}: unexpected {err!r}", step)
         want = getattr(model, op[0])(*op[1:]) if op[0] != "range_query" else model.range_query(*op[1:])
         problem = ""
         if not same_output(monoid, answers[1], answers[0]):
             problem = f"optimized answered {answers[1]!r}, reference {answers[0]!r}"
         elif (ref.combine_count, ref.touched_count) != (opt.combine_count, opt.touched_count):
-            problem = (f"counters: reference ⊗ {ref.combine_count} / visits {ref.touched_count}, optimized "
-                       f"{opt.combine_count} / {opt.touched_count}")
+            problem = (
+                f"counters: reference ⊗ {ref.combine_count} / visits {ref.touched_count}, optimized "
+                f"{opt.combine_count} / {opt.touched_count}"
+            )
         elif op[0] in ("bulk_evict", "range_query") and not same_output(monoid, answers[0], want):
             problem = f"reference answered {answers[0]!r}, the model {want!r}"
         elif step % MODEL_EVERY == 0 or step == steps - 1:
@@ -88,6 +73,5 @@ def _run(task: DiffTask) -> DiffResult:
             elif ref.snapshot() != opt.snapshot():
                 problem = "snapshots differ"
         if problem:
-            return DiffResult(task, False, step, f"after {op[0]} (step {step}): {problem}", step + 1,
-                              ref.combine_count, compiled)
-    return DiffResult(task, True, steps, "", steps, ref.combine_count, compiled)
+            return run.result(task, False, step, f"after {op[0]} (step {step}): {problem}", step + 1)
+    return run.result(task, True, steps, "", steps)

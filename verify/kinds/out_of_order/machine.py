@@ -1,7 +1,7 @@
-"""The Hypothesis state machine of out-of-order SWAGs (registry kind ``"out_of_order"``: FiBA).
+"""The Hypothesis state machine of the out-of-order kind (FiBA).
 
 :func:`make_ooo_machine` builds a :class:`~hypothesis.stateful.RuleBasedStateMachine` over a
-:func:`~swagkit.verify.ooo_debug.checked_ooo` aggregator, which judges every step (the
+:func:`~.debug.checked_ooo` aggregator, which judges every step (the
 :class:`~swagkit.spec.ooo.TimedWindow` model, every FiBA invariant locally and globally, the ⊗ and node-visit
 budgets). The machine only chooses operations, mixing all of them:
 
@@ -17,7 +17,6 @@ budgets). The machine only chooses operations, mixing all of them:
 
 Timestamps are drawn per example as ints, floats, strings (the compiled generic-time path) or a mix of ints and
 floats (the compiled typed-to-generic switch), in a range about twice the window cap so collisions are common.
-Registered for kind ``"out_of_order"`` in :data:`swagkit.verify.machine.MACHINES`.
 """
 
 from __future__ import annotations
@@ -25,19 +24,17 @@ from __future__ import annotations
 from typing import Any
 
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+from hypothesis.stateful import initialize, invariant, precondition, rule
 
 from swagkit.spec.errors import EmptyWindowError
-from swagkit.spec.library import LIBRARY
 from swagkit.spec.ooo import MissingTimeError, UnorderedBulkError
 
-from . import registry
-from .faults import FaultInjector, InjectedFault, with_faults
-from .machine import DEFAULT_MAX_WINDOW, MachineStats, register_machine, run_machine_class
-from .ooo_debug import KIND, CheckedOutOfOrder, checked_ooo
-from .strategies import strategy_for
+from ...strategies import strategy_for
+from ..base import Subject, expect_raises
+from ..machines import DEFAULT_MAX_WINDOW, WindowMachine, bind
+from .debug import CheckedOutOfOrder, checked_ooo
 
-__all__ = ["OutOfOrderMachine", "make_ooo_machine", "run_ooo_machine", "TIME_FLAVORS", "VARIANT_SHARE"]
+__all__ = ["OutOfOrderMachine", "make_ooo_machine", "TIME_FLAVORS"]
 
 #: how an example's timestamps look: the compiled FiBA has int64, float64 and generic (object) time paths
 TIME_FLAVORS = ("int", "float", "str", "mixed")
@@ -58,36 +55,17 @@ def _to_time(flavor: str, k: int) -> Any:
 _FAULT_OPS = ("insert", "insert", "evict", "bulk_evict", "bulk_insert", "range_query", "query")
 
 
-class OutOfOrderMachine(RuleBasedStateMachine):
-    """Base of the generated machines; :func:`make_ooo_machine` fills in the class attributes and rules."""
-
-    algorithm_id = ""
-    monoid_id = ""
-    implementation = "reference"
-    max_window = DEFAULT_MAX_WINDOW
-    stats = MachineStats()
+class OutOfOrderMachine(WindowMachine):
+    """Base of the generated machines; :func:`make_ooo_machine` binds it and adds the rules."""
 
     def __init__(self) -> None:
         super().__init__()
-        plain = LIBRARY[self.monoid_id].factory()
-        #: generic monoids get a combine that can be told to raise once (``combine_raises``); the model and the
-        #: checkers keep the plain monoid
-        self.faults: FaultInjector | None = None
-        monoid = plain
-        if plain.fast_path is None:
-            monoid, self.faults = with_faults(plain)
-        aggregator = registry.create(self.algorithm_id, monoid, self.implementation, check=False)
-        self.swag: CheckedOutOfOrder = checked_ooo(aggregator, monoid=plain, algorithm=self.algorithm_id)
+        plain, monoid = self._monoids()
+        aggregator = self.subject.new(monoid)
+        self.swag: CheckedOutOfOrder = checked_ooo(
+            aggregator, monoid=plain, algorithm=self.subject.name, facts=self.subject.facts
+        )
         self.flavor = "int"
-        type(self).stats.examples += 1
-
-    def _step(self) -> None:
-        stats = type(self).stats
-        stats.steps += 1
-        stats.max_window = max(stats.max_window, len(self.swag))
-
-    def _room(self) -> int:
-        return max(self.max_window - len(self.swag), 0)
 
     def _time(self, k: int) -> Any:
         return _to_time(self.flavor, k)
@@ -107,28 +85,11 @@ class OutOfOrderMachine(RuleBasedStateMachine):
         return out
 
     def _expect(self, error: type[Exception], call: Any) -> None:
-        try:
-            call()
-        except error:
-            return
-        raise AssertionError(f"expected {error.__name__}")  # pragma: no cover - the wrapper raises first
-
-    def teardown(self) -> None:
-        type(self).stats.operations += self.swag.operations
+        expect_raises(call, error, "misuse")
 
 
-def make_ooo_machine(
-    algorithm_id: str,
-    monoid_id: str,
-    implementation: str = "reference",
-    *,
-    max_window: int = DEFAULT_MAX_WINDOW,
-) -> type[OutOfOrderMachine]:
-    """A state machine class checking the out-of-order ``algorithm_id`` over library monoid ``monoid_id``."""
-    info = registry.algorithm(algorithm_id)
-    if info.kind != KIND:
-        raise registry.RegistryError(f"{algorithm_id} is a {info.kind!r} algorithm; this machine checks {KIND!r}")
-    registry.create(algorithm_id, LIBRARY[monoid_id].factory(), implementation, check=False)  # fail fast
+def make_ooo_machine(subject: Subject, monoid_id: str, max_window: int = DEFAULT_MAX_WINDOW) -> type[OutOfOrderMachine]:
+    """A state machine class checking the out-of-order ``subject`` over library monoid ``monoid_id``."""
     values = strategy_for(monoid_id)
     span = 2 * max_window + 8
     keys = st.integers(min_value=0, max_value=span)
@@ -180,8 +141,10 @@ def make_ooo_machine(
                 self._expect(MissingTimeError, lambda: self.swag.remove(t))
             self._step()
 
-        @rule(data=st.data(), where=st.sampled_from(("below", "oldest", "internal", "right_finger", "above",
-                                                      "present", "anywhere")))
+        @rule(
+            data=st.data(),
+            where=st.sampled_from(("below", "oldest", "internal", "right_finger", "above", "present", "anywhere")),
+        )
         def bulk_evict(self, data: st.DataObject, where: str) -> None:
             """Bulk evict at every boundary position of the notes' fixtures."""
             times = self.swag.model.times()
@@ -207,9 +170,13 @@ def make_ooo_machine(
             self.swag.bulk_evict(t)
             self._step()
 
-        @rule(data=st.data(), where=st.sampled_from(("anywhere", "left", "right", "interleaved")),
-              size=st.integers(min_value=0, max_value=24), existing=st.integers(min_value=0, max_value=4),
-              dup=st.booleans())
+        @rule(
+            data=st.data(),
+            where=st.sampled_from(("anywhere", "left", "right", "interleaved")),
+            size=st.integers(min_value=0, max_value=24),
+            existing=st.integers(min_value=0, max_value=4),
+            dup=st.booleans(),
+        )
         def bulk_insert(self, data: st.DataObject, where: str, size: int, existing: int, dup: bool) -> None:
             """A sorted bulk at an extreme or interleaved, mixing new and existing (internal-node) times, with
             an in-bulk duplicate (earlier ⊗ later) when ``dup``."""
@@ -248,7 +215,7 @@ def make_ooo_machine(
         def grow_to(self, size: int, data: st.DataObject) -> None:
             """Fill up to ``size`` entries with one bulk of fresh times (taller trees, root splits)."""
             need = max(size - len(self.swag), 0)
-            free = [k for k in range(span) if self._time(k) not in self.swag.model][:need * 2]
+            free = [k for k in range(span) if self._time(k) not in self.swag.model][: need * 2]
             pick = sorted(data.draw(st.permutations(free))[:need]) if free else []
             v = data.draw(values)
             self.swag.bulk_insert([(self._time(k), v) for k in pick])
@@ -267,16 +234,18 @@ def make_ooo_machine(
             self._step()
 
         @precondition(lambda self: self.faults is not None)
-        @rule(k=st.integers(min_value=1, max_value=40), ops=st.lists(st.sampled_from(_FAULT_OPS), min_size=1,
-                                                                     max_size=8), data=st.data())
+        @rule(
+            k=st.integers(min_value=1, max_value=40),
+            ops=st.lists(st.sampled_from(_FAULT_OPS), min_size=1, max_size=8),
+            data=st.data(),
+        )
         def combine_raises(self, k: int, ops: list[str], data: st.DataObject) -> None:
             """The k-th ⊗ from now raises once while ``ops`` run: the operation it hits must leave the
             aggregator as before, or -- if it declares the refuse guarantee -- refuse every call until
             ``repair()``, with ``salvage()`` holding the entries before or after it (the checked wrapper
             verifies both against the model). Never a silent wrong answer."""
-            assert self.faults is not None
-            self.faults.arm(k)
-            try:
+
+            def under_fault() -> None:
                 for op in ops:
                     times = list(self.swag.model.times())
                     if op == "insert" and self._room() > 0:
@@ -293,10 +262,8 @@ def make_ooo_machine(
                         self.swag.range_query(self._time(a), self._time(b))
                     else:
                         self.swag.query()
-            except InjectedFault:
-                pass
-            finally:
-                self.faults.disarm()
+
+            self._under_fault(k, under_fault)
             self.swag.query()
             self._step()
 
@@ -304,40 +271,4 @@ def make_ooo_machine(
         def agrees_with_model(self) -> None:
             self.swag.query()
 
-    name = "".join(part.title() for part in f"{algorithm_id}_{monoid_id}_{implementation}".split("_"))
-    Machine.__name__ = Machine.__qualname__ = f"{name}Machine"
-    Machine.algorithm_id = algorithm_id
-    Machine.monoid_id = monoid_id
-    Machine.implementation = implementation
-    Machine.max_window = max_window
-    Machine.stats = MachineStats()
-    return Machine
-
-
-#: examples divisor of registry ids that are variants of ``fiba`` (see :func:`run_ooo_machine`)
-VARIANT_SHARE = {"fiba_mu2": 3, "fiba_mu8": 3, "fiba_loop": 3}
-
-
-def run_ooo_machine(
-    algorithm_id: str,
-    monoid_id: str,
-    implementation: str = "reference",
-    *,
-    max_examples: int = 40,
-    steps: int = 50,
-    seed: int | None = None,
-    max_window: int = DEFAULT_MAX_WINDOW,
-) -> MachineStats:
-    """Run the out-of-order machine for one combination; raises the (shrunk) failure, returns statistics.
-
-    Registry ids that differ from a checked id only by parameters or by looping its bulk operations
-    (:data:`VARIANT_SHARE`: ``fiba_mu2``, ``fiba_mu8``, ``fiba_loop``; all of FiBA's code is shared) run a third
-    of ``max_examples`` (at least 3), which keeps ``swagkit verify`` within its time budget."""
-    if algorithm_id in VARIANT_SHARE:
-        max_examples = max(3, max_examples // VARIANT_SHARE[algorithm_id])
-    machine = make_ooo_machine(algorithm_id, monoid_id, implementation, max_window=max_window)
-    run_machine_class(machine, max_examples, steps, seed)
-    return machine.stats
-
-
-register_machine(KIND, run_ooo_machine)
+    return bind(Machine, subject, monoid_id, max_window)

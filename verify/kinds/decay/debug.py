@@ -1,12 +1,14 @@
-"""Debug mode for the time-decayed structures of paper 004: check after every operation.
+"""Debug mode of paper 004's structures (kinds ``sketch`` and ``time_decayed``): check after every operation.
 
-:func:`checked_decay` wraps a :class:`~swagkit.reference.qdigest.QDigest` (kind ``sketch``) or a sliding-window /
-value-division structure (kind ``time_decayed``) -- reference, optimized, or your own with the same API and
-``snapshot()``. The wrapper keeps the exact oracle (:class:`~swagkit.spec.decay_oracle.ExactStream`, or the value
-multiset for a q-digest) in step and after every operation
+:func:`checked_sketch` wraps a q-digest-like sketch (:class:`~swagkit.reference.qdigest.QDigest`; kind
+``sketch``), :func:`checked_time_decayed` a sliding-window / value-division structure (kind ``time_decayed``) --
+reference, optimized, or your own with the same API and ``snapshot()``. The wrapper keeps the exact oracle
+(:class:`~swagkit.spec.decay.oracle.ExactStream`, or the value multiset for a q-digest) in step and after every
+operation
 
-* runs the structure's checker (:mod:`swagkit.spec.checkers.qdigest` and siblings) on ``snapshot()`` against
-  the oracle and the previous snapshot (cutoffs only rise): invariants, error bounds, space bounds;
+* runs the checker of the structure's card (:mod:`swagkit.spec.checkers.qdigest` and siblings) on
+  ``snapshot()`` against the oracle and the previous snapshot (cutoffs only rise): invariants, error bounds,
+  space bounds (an unknown structure: no checker);
 * compares every query answer with the spec's answer computed from the snapshot (exactly; decayed float
   answers within 1e-9 relative) **and** with the oracle's bound (a two-sided quantile test, Definition 4 for
   heavy hitters);
@@ -16,23 +18,26 @@ multiset for a q-digest) in step and after every operation
 Failures raise the spec's errors with the operation attached (:mod:`swagkit.verify.errors`). The cost is that
 of the checkers: linear in the stream so far per operation -- a debugging and testing tool.
 
+What differs between the structures is read off their capabilities, not their ids: a structure with a fixed
+``decay`` (value division) answers decayed queries without a decay argument and is checked against it; one with
+a ``value_bits`` universe takes ``insert(value, timestamp, weight)`` (else ``insert(timestamp, weight)``).
+
 :func:`swagkit.verify.checked` and :func:`swagkit.verify.registry.create` (``check=True`` or
 ``SWAGKIT_CHECK=1``) dispatch here for algorithms of these kinds.
 """
 
 from __future__ import annotations
 
+import bisect
 import math
-import reprlib
-from collections import deque
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from swagkit.spec.checkers._decay_common import CheckReport
-from swagkit.spec.checkers.qdigest import check_qdigest, estimated_rank
-from swagkit.spec.checkers.value_division import check_value_division, estimate_value_division
-from swagkit.spec.checkers.window_count import check_window_count, estimate_count
+from swagkit.spec.checkers.qdigest import estimated_rank
+from swagkit.spec.checkers.value_division import estimate_value_division
+from swagkit.spec.checkers.window_count import estimate_count
 from swagkit.spec.checkers.window_quantiles import (
-    check_window_quantiles,
     estimate_decayed,
     estimate_window,
     heavy_from,
@@ -40,48 +45,28 @@ from swagkit.spec.checkers.window_quantiles import (
     rank_from,
 )
 from swagkit.spec.decay import Decay
-from swagkit.spec.decay_input import check_phi, check_rank_point, check_value, check_weight, check_total
-from swagkit.spec.decay_oracle import ExactStream, RankProfile, heavy_hitters_violation, quantile_violation
-from swagkit.spec.decay_snapshots import QDigestState, node_range
+from swagkit.spec.decay.input import check_phi, check_rank_point, check_total, check_value, check_weight
+from swagkit.spec.decay.oracle import ExactStream, RankProfile, heavy_hitters_violation, quantile_violation
+from swagkit.spec.decay.snapshots import QDigestState, node_range
 from swagkit.spec.errors import InvariantViolation, SwagkitError
 
-from .debug import register_checked
-from .errors import InvariantViolationAt, ModelMismatchAt
+from ..base import SHORT_REPR, AlgorithmFacts, CheckedBase, checked_ids
+from .common import Capabilities, run_checker
 
-__all__ = ["CheckedQDigest", "CheckedWindowStructure", "checked_decay", "DECAY_KINDS"]
-
-#: registry kinds handled here
-DECAY_KINDS = ("sketch", "time_decayed")
-
-_repr = reprlib.Repr()
-_repr.maxother = 40
-_repr.maxlist = 6
+__all__ = ["CheckedQDigest", "CheckedWindowStructure", "checked_sketch", "checked_time_decayed"]
 
 
-class _Checked:
-    """Shared bookkeeping: operation log, failure wrapping, attribute forwarding."""
+class _Checked(CheckedBase):
+    """Shared bookkeeping: the checker of the structure's card, the soft-findings report, refusals."""
 
-    def __init__(self, inner: Any, algorithm: str) -> None:
-        self.inner = inner
-        self.algorithm = algorithm
-        self.operations = 0
+    labels = SHORT_REPR
+
+    def __init__(self, inner: Any, algorithm: str | None, facts: AlgorithmFacts | None) -> None:
+        super().__init__(inner, algorithm)
+        _, _, card = checked_ids(self.algorithm, facts)
+        #: the card's checker (``None`` for an unknown structure: answers are checked, invariants are not)
+        self.checker: Callable[..., Any] | None = card.checker if card is not None else None
         self.report = CheckReport()
-        self._recent: deque[str] = deque(maxlen=8)
-
-    def __getattr__(self, name: str) -> Any:  # parameters, node_count(), level_count(), … of the structure
-        return getattr(self.inner, name)
-
-    def _begin(self, name: str, *args: Any) -> str:
-        self.operations += 1
-        op = f"{name}({', '.join(_repr.repr(a) for a in args)})"
-        self._recent.append(f"#{self.operations} {op}")
-        return op
-
-    def _mismatch(self, op: str, detail: str) -> ModelMismatchAt:
-        return ModelMismatchAt(f"{self.algorithm}: {detail}", op, self.operations, self._recent)
-
-    def _wrap(self, err: InvariantViolation, op: str) -> InvariantViolationAt:
-        return InvariantViolationAt.wrap(err, op, self.operations, self._recent)
 
     def _refused(self, op: str, err: BaseException, spec: Callable[[], Any], before: Any) -> None:
         """The structure raised ``err``: the spec must refuse the same input alike, and nothing may change."""
@@ -91,7 +76,9 @@ class _Checked:
             spec()
         except SwagkitError as spec_err:
             if type(spec_err) is not type(err):
-                raise self._mismatch(op, f"raised {type(err).__name__}, the spec raises {type(spec_err).__name__}") from err
+                raise self._mismatch(
+                    op, f"raised {type(err).__name__}, the spec raises {type(spec_err).__name__}"
+                ) from err
         else:
             raise self._mismatch(op, f"raised {type(err).__name__}: {err}, but the spec accepts this input") from err
         after = self.inner.snapshot()
@@ -101,30 +88,35 @@ class _Checked:
     def snapshot(self) -> Any:
         return self.inner.snapshot()
 
-    def __repr__(self) -> str:
-        return f"checked({self.inner!r})"
-
 
 class CheckedQDigest(_Checked):
     """A q-digest checked after every operation against the multiset of inserted values."""
 
-    def __init__(self, inner: Any, algorithm: str = "qdigest", seed: Iterable[tuple[int, int]] | None = None) -> None:
-        super().__init__(inner, algorithm)
+    def __init__(
+        self,
+        inner: Any,
+        algorithm: str | None = None,
+        seed: Iterable[tuple[int, int]] | None = None,
+        facts: AlgorithmFacts | None = None,
+    ) -> None:
+        super().__init__(inner, algorithm, facts)
         self.truth: dict[int, int] | None = {}
         for x, w in seed or ():
             self.truth[x] = self.truth.get(x, 0) + w
         if sum(self.truth.values()) != inner.total:
-            raise ValueError("checked_decay() needs an empty q-digest or seed= with its (value, weight) contents")
+            raise ValueError("checked() needs an empty q-digest or seed= with its (value, weight) contents")
         self._verify("checked()")
 
     def _profile(self) -> RankProfile | None:
         return None if self.truth is None else RankProfile.of(self.truth.items())
 
     def _verify(self, op: str) -> None:
+        if self.checker is None:
+            return
         try:
-            check_qdigest(self.inner.snapshot(), self._profile(), structure=self.algorithm, report=self.report)
+            self.checker(self.inner.snapshot(), self._profile(), structure=self._name(), report=self.report)
         except InvariantViolation as err:
-            raise self._wrap(err, op) from None
+            raise self._invariant_at(err, op) from None
 
     def insert(self, x: int, weight: int = 1) -> None:
         op = self._begin("insert", x, weight)
@@ -133,6 +125,7 @@ class CheckedQDigest(_Checked):
             self.inner.insert(x, weight)
         except Exception as err:
             bits, total = self.inner.universe_bits, self.inner.total
+
             def spec() -> None:
                 check_value(x, bits)
                 check_total(total, check_weight(weight))
@@ -151,7 +144,7 @@ class CheckedQDigest(_Checked):
             self.inner.insert_many(vs)
         except Exception as err:
             bits, total = self.inner.universe_bits, self.inner.total
-            self._refused(op, err, lambda: (check_total(total, len([check_value(x, bits) for x in vs]))), before)
+            self._refused(op, err, lambda: check_total(total, len([check_value(x, bits) for x in vs])), before)
             raise
         if self.truth is not None:
             for x in vs:
@@ -184,8 +177,6 @@ class CheckedQDigest(_Checked):
     def _estimate_rank(self, q: int) -> int:
         s: QDigestState = self.inner.snapshot()
         his, prefix = estimated_rank(s.nodes, s.universe_bits)
-        import bisect
-
         return int(prefix[bisect.bisect_left(his, q)])
 
     def rank(self, x: int) -> int:
@@ -197,7 +188,9 @@ class CheckedQDigest(_Checked):
             raise self._mismatch(op, f"rank({x}) = {got}, the snapshot gives {want}")
         prof = self._profile()
         if prof is not None and not (got <= prof.rank_lt(q) <= got + self.inner.eps * self.inner.total):
-            raise self._mismatch(op, f"rank({x}) = {got} but r = {prof.rank_lt(q)}, εN = {self.inner.eps * self.inner.total}")
+            raise self._mismatch(
+                op, f"rank({x}) = {got} but r = {prof.rank_lt(q)}, εN = {self.inner.eps * self.inner.total}"
+            )
         return int(got)
 
     def frequency(self, x: int) -> int:
@@ -229,19 +222,17 @@ class CheckedQDigest(_Checked):
 class CheckedWindowStructure(_Checked):
     """A sliding-window count, window-quantile or value-division structure checked against the exact oracle."""
 
-    def __init__(self, inner: Any, algorithm: str) -> None:
-        super().__init__(inner, algorithm)
-        if algorithm not in ("window_count", "window_quantiles", "value_division"):
-            raise ValueError(f"no checked wrapper for {algorithm!r}")
+    def __init__(self, inner: Any, algorithm: str | None = None, facts: AlgorithmFacts | None = None) -> None:
+        super().__init__(inner, algorithm, facts)
         if inner.total != 0:
-            raise ValueError("checked_decay() needs an empty structure (the oracle must see every update)")
-        vbits = getattr(inner, "value_bits", 1)
-        self.oracle = ExactStream(value_bits=vbits, time_bits=inner.time_bits)
+            raise ValueError("checked() needs an empty structure (the oracle must see every update)")
+        self.can = Capabilities.of(inner)
+        self.oracle = ExactStream(value_bits=getattr(inner, "value_bits", 1), time_bits=inner.time_bits)
         self.oracle.now = inner.now
         self._previous: Any = None
         self._decays: list[Decay] = []
         #: the error bounds are promised only with the provable level budget (a smaller α is an experiment)
-        self.guaranteed = algorithm == "value_division" or inner.alpha >= inner.alpha_min
+        self.guaranteed = self.can.fixed_decay or inner.alpha >= inner.alpha_min
         self._verify("checked()")
 
     # -- checking ------------------------------------------------------------------------------------------------
@@ -249,16 +240,22 @@ class CheckedWindowStructure(_Checked):
     def _verify(self, op: str) -> None:
         state = self.inner.snapshot()
         try:
-            if self.algorithm == "window_count":
-                check_window_count(state, self.oracle, self._previous, report=self.report)
-            elif self.algorithm == "window_quantiles":
-                check_window_quantiles(state, self.oracle, self._previous, report=self.report, decays=self._decays)
-            else:
-                check_value_division(state, self.inner.decay, self.oracle, report=self.report)
+            run_checker(
+                self.checker,
+                self.can,
+                state,
+                self.oracle,
+                self._previous,
+                self.report,
+                self._decays,
+                getattr(self.inner, "decay", None),
+            )
         except InvariantViolation as err:
-            raise self._wrap(err, op) from None
+            raise self._invariant_at(err, op) from None
         if state.now != self.oracle.now or state.total != self.oracle.total():
-            raise self._mismatch(op, f"now/total {state.now}/{state.total}, oracle {self.oracle.now}/{self.oracle.total()}")
+            raise self._mismatch(
+                op, f"now/total {state.now}/{state.total}, oracle {self.oracle.now}/{self.oracle.total()}"
+            )
         self._previous = state
 
     # -- updates -------------------------------------------------------------------------------------------------
@@ -279,7 +276,7 @@ class CheckedWindowStructure(_Checked):
     def insert(self, *args: Any, **kwargs: Any) -> None:
         """``insert(timestamp, weight=1)`` (window count) or ``insert(value, timestamp, weight=1)``."""
         op = self._begin("insert", *args, *kwargs.values())
-        names = ("timestamp", "weight") if self.algorithm == "window_count" else ("value", "timestamp", "weight")
+        names = ("value", "timestamp", "weight") if self.can.values else ("timestamp", "weight")
         bound: dict[str, Any] = {"value": 0, "weight": 1, **dict(zip(names, args)), **kwargs}
         value, ts, w = bound["value"], bound.get("timestamp", -1), bound["weight"]
         before = self.inner.snapshot()
@@ -295,10 +292,11 @@ class CheckedWindowStructure(_Checked):
         batch = list(items)
         op = self._begin("insert_many", batch)
         before = self.inner.snapshot()
-        pairs = [(0, t) for t in batch] if self.algorithm == "window_count" else list(batch)
+        pairs = list(batch) if self.can.values else [(0, t) for t in batch]
         try:
             self.inner.insert_many(batch)
         except Exception as err:
+
             def spec() -> None:
                 checked = [self.oracle.validate_insert(x, t, 1) for x, t in pairs]
                 check_total(self.oracle.total(), len(checked))
@@ -310,7 +308,7 @@ class CheckedWindowStructure(_Checked):
         self._verify(op)
 
     def replay(self, arrivals: Iterable[Any]) -> None:
-        """Apply a stream chunk (:class:`~swagkit.spec.decay_streams.Arrival` items: ``advance`` when the clock
+        """Apply a stream chunk (:class:`~swagkit.spec.decay.streams.Arrival` items: ``advance`` when the clock
         moves, then ``insert``) as **one** checked operation: the oracle follows every update, the checker runs
         once at the end (so long chunks stay affordable)."""
         chunk = list(arrivals)
@@ -319,11 +317,8 @@ class CheckedWindowStructure(_Checked):
             if a.now != self.inner.now:
                 self.inner.advance(a.now)
                 self.oracle.advance(a.now)
-            if self.algorithm == "window_count":
-                self.inner.insert(a.timestamp, a.weight)
-            else:
-                self.inner.insert(a.value, a.timestamp, a.weight)
-            self.oracle.insert(a.value if self.algorithm != "window_count" else 0, a.timestamp, a.weight)
+            self.inner.insert(*self.can.insert_args(a))
+            self.oracle.insert(a.value if self.can.values else 0, a.timestamp, a.weight)
         self._verify(op)
 
     def compress(self) -> None:
@@ -349,10 +344,7 @@ class CheckedWindowStructure(_Checked):
         op = self._begin("count", w)
         got = self.inner.count(w)
         state = self.inner.snapshot()
-        if self.algorithm == "window_count":
-            want = estimate_count(state, w)
-        else:
-            want = estimate_window(state, w)[1]
+        want = estimate_window(state, w)[1] if self.can.values else estimate_count(state, w)
         self._same(op, f"count({w})", got, want)
         d = self.oracle.count_window(w)
         if self.guaranteed and not (got <= d and d - got <= self.inner.eps * d):
@@ -364,8 +356,6 @@ class CheckedWindowStructure(_Checked):
         got = self.inner.rank(x, w)
         _, _, ranges = estimate_window(self.inner.snapshot(), w)
         his, prefix = rank_from(ranges)
-        import bisect
-
         self._same(op, f"rank({x}, {w})", got, prefix[bisect.bisect_left(his, x)])
         r, d = self.oracle.rank(x, w), self.oracle.count_window(w)
         if self.guaranteed and not (got <= r and r - got <= self.inner.eps * d):
@@ -400,14 +390,14 @@ class CheckedWindowStructure(_Checked):
         return got
 
     def _decayed_spec(self, decay: Decay | None) -> tuple[float, list[tuple[int, float]]]:
-        if self.algorithm == "value_division":
+        if self.can.fixed_decay:
             return estimate_value_division(self.inner.snapshot(), self.inner.decay)
         assert decay is not None
         return estimate_decayed(self.inner.snapshot(), decay)
 
     def _decay_of(self, args: tuple[Any, ...]) -> Decay:
-        d = self.inner.decay if self.algorithm == "value_division" else args[-1]
-        if self.algorithm == "window_quantiles" and d not in self._decays:
+        d = self.inner.decay if self.can.fixed_decay else args[-1]
+        if not self.can.fixed_decay and d not in self._decays:
             self._decays.append(d)
         return d  # type: ignore[no-any-return]
 
@@ -424,8 +414,6 @@ class CheckedWindowStructure(_Checked):
         decay = self._decay_of(args)
         _, ranges = self._decayed_spec(decay)
         his, prefix = rank_from(ranges)
-        import bisect
-
         self._same(op, f"decayed_rank({x})", float(got), float(prefix[bisect.bisect_left(his, x)]))
         return float(got)
 
@@ -452,23 +440,27 @@ class CheckedWindowStructure(_Checked):
         return got
 
 
-def checked_decay(aggregator: Any, *, algorithm: str | None = None, seed: Iterable[tuple[int, int]] | None = None) -> Any:
-    """Wrap a paper-004 structure so every operation is checked (module docstring). ``algorithm`` defaults to
-    the structure's ``algorithm`` attribute; ``seed`` gives a non-empty q-digest's ``(value, weight)`` contents."""
-    if isinstance(aggregator, _Checked):
-        return aggregator
-    algo = algorithm if algorithm is not None else getattr(aggregator, "algorithm", None)
-    if algo == "qdigest":
-        return CheckedQDigest(aggregator, algo, seed)
-    if isinstance(algo, str):
-        return CheckedWindowStructure(aggregator, algo)
-    raise ValueError(f"checked_decay() does not know the structure {type(aggregator).__name__}")
+def checked_sketch(
+    sketch: Any,
+    *,
+    algorithm: str | None = None,
+    facts: AlgorithmFacts | None = None,
+    seed: Iterable[tuple[int, int]] | None = None,
+    **_: Any,
+) -> Any:
+    """The sketch kind's debug wrapper (module docstring). ``algorithm`` defaults to the structure's
+    ``algorithm`` attribute; ``seed`` gives a non-empty sketch's ``(value, weight)`` contents. An already checked
+    one is returned as is."""
+    if isinstance(sketch, _Checked):
+        return sketch
+    return CheckedQDigest(sketch, algorithm, seed, facts)
 
 
-def _wrap_kind(aggregator: Any, monoid: Any = None, algorithm: str | None = None) -> Any:
-    """The debug-mode hook of :func:`swagkit.verify.checked` (these structures take no monoid)."""
-    return checked_decay(aggregator, algorithm=algorithm)
-
-
-for _kind in DECAY_KINDS:
-    register_checked(_kind, _wrap_kind)
+def checked_time_decayed(
+    structure: Any, *, algorithm: str | None = None, facts: AlgorithmFacts | None = None, **_: Any
+) -> Any:
+    """The time-decayed kind's debug wrapper (module docstring): the structure must be empty. An already
+    checked one is returned as is."""
+    if isinstance(structure, _Checked):
+        return structure
+    return CheckedWindowStructure(structure, algorithm, facts)

@@ -1,0 +1,565 @@
+"""Debug mode of the FIFO kind: check a FIFO SWAG against its specification after every single operation.
+
+:class:`CheckedAggregator` forwards ``insert``/``evict``/``query``/``insert_many``/``evict_many``/``len`` (and
+``query_range`` where offered) to the aggregator and keeps the executable ADT model
+(:class:`~swagkit.spec.adt.FifoSwag`) in step with it. After every operation it checks
+
+* **model** -- ``len()`` and every ``query()`` answer agree with the model (``monoid.eq``), and misuse raises
+  the documented error (``evict()`` on an empty window must raise :class:`EmptyWindowError`);
+* **invariants** -- the paper's invariants on ``snapshot()`` against the model's lifted window, with the checker
+  of the aggregator's algorithm (or the ``checker`` argument);
+* **budget** -- the ``⊗`` count of the operation (``combine_count`` delta) against the theorem's worst-case and
+  amortized bounds (:class:`~swagkit.spec.budgets.BudgetMeter`);
+* **space** -- the number of stored partial aggregates in the snapshot against the space claim.
+
+Checks that cannot apply are skipped and listed in ``active_checks`` (no ``snapshot()``: no invariants or space;
+no ``combine_count`` or unknown algorithm: no budget). A failure raises a subclass of the spec's error
+(:mod:`swagkit.verify.errors`) naming the invariant or bound *and* the operation, e.g. ``after insert('c')
+(operation #17): daba: invariant 'lA' violated ...``.
+
+The model is updated only after the aggregator's operation returned, so bad input (``insert('x')`` into an
+int64 monoid) propagates the aggregator's own exception and leaves both in step; after any exception the
+aggregator is re-checked against the unchanged model (the spec promises "nothing lost").
+
+:class:`CheckedNonFifoAggregator` is the ``handles`` extension (the Reactive Aggregator, 002 §2.2): any live
+element leaves by the handle its insertion returned. Debug mode costs O(n) ``⊗`` per operation (the invariant
+checkers recompute the window's partial aggregates).
+
+The wrapper must know the window's contents: it accepts an empty aggregator, or a non-empty one together with
+``seed``, the input values it holds (oldest first) -- they are checked against the aggregator at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from swagkit.spec.adt import FifoSwag
+from swagkit.spec.budgets import BUDGETS, Budget, BudgetMeter, stored_aggregates
+from swagkit.spec.checkers import CHECKERS
+from swagkit.spec.errors import BrokenAggregatorError, BudgetExceeded, EmptyWindowError, InvariantViolation
+from swagkit.spec.monoid import Monoid, fold
+from swagkit.spec.nonfifo import Handle, InvalidHandleError, OrderedMultisetWindow
+
+from ..base import AlgorithmFacts, RefuseGuarantee, checked_ids, monoid_of, same_output
+
+__all__ = ["CheckedAggregator", "CheckedNonFifoAggregator", "checked_fifo", "record_bulk", "record_batch"]
+
+CheckerFn = Callable[[Any, Monoid[Any, Any, Any], Sequence[Any]], None]
+
+
+def record_bulk(meter: BudgetMeter, operation: str, n_before: int, count: int, used: int) -> None:
+    """Check ``count`` inserts or evicts done in one bulk call that used ``used`` combines in total.
+
+    The worst-case bound is the sum of the single-operation bounds along the way; the amortized potential
+    inequality is checked once, at the end (it holds at every step iff the aggregator's bulk call equals the
+    single operations, which the invariant check confirms).
+    """
+    if count == 0:
+        if used:
+            raise BudgetExceeded(meter.budget.algorithm, f"{operation}_many of 0 values", used, 0, meter.budget.source)
+        return
+    b = meter.budget
+    step = 1 if operation == "insert" else -1
+    allowed = sum(b.bound(operation, n_before + step * i) for i in range(count))
+    if used > allowed:
+        raise BudgetExceeded(b.algorithm, f"{operation}_many of {count} (n={n_before})", used, allowed, b.source)
+    if operation == "insert":
+        meter.inserts += count
+    else:
+        meter.evicts += count
+    meter.update_combines += used
+    meter.check_amortized(max(n_before, n_before + step * count))
+
+
+def record_batch(meter: BudgetMeter, n_before: int, kinds: Sequence[str], used: int) -> None:
+    """Check one batch of mixed ``"insert"``/``"evict"`` events (``kinds``, in order) that used ``used``
+    combines in total: at most the sum of the single events' bounds along the way, and the amortized potential
+    inequality once at the end (as :func:`record_bulk`)."""
+    b = meter.budget
+    allowed = 0.0
+    n = n_before
+    for kind in kinds:
+        allowed += b.bound(kind, n)
+        n += 1 if kind == "insert" else -1
+    if used > allowed:
+        raise BudgetExceeded(b.algorithm, f"batch of {len(kinds)} events (n={n_before})", used, allowed, b.source)
+    meter.inserts += sum(1 for k in kinds if k == "insert")
+    meter.evicts += sum(1 for k in kinds if k != "insert")
+    meter.update_combines += used
+    meter.check_amortized(max(n, n_before))
+
+
+class CheckedAggregator(RefuseGuarantee):
+    """An aggregator plus its model, checked after every operation (see the module docstring).
+
+    Attributes: ``inner`` (the wrapped aggregator), ``model`` (the :class:`FifoSwag`), ``monoid``,
+    ``algorithm``, ``active_checks`` and ``operations`` (how many operations were performed). Other attributes
+    (``snapshot``, ``combine_count``, ``last_case`` …) are forwarded to ``inner``.
+    """
+
+    def __init__(
+        self,
+        aggregator: Any,
+        *,
+        monoid: Monoid[Any, Any, Any] | None = None,
+        algorithm: str | None = None,
+        checker: CheckerFn | None = None,
+        budget: Budget | None = None,
+        seed: Iterable[Any] | None = None,
+        history: int = 8,
+        facts: AlgorithmFacts | None = None,
+    ) -> None:
+        super().__init__(aggregator, algorithm, history)
+        m = monoid_of(aggregator, monoid)
+        self.monoid: Monoid[Any, Any, Any] = m
+        checker_id, budget_id, _ = checked_ids(self.algorithm, facts)
+        self._has_snapshot = callable(getattr(aggregator, "snapshot", None))
+        self._checker: CheckerFn | None = checker if checker is not None else CHECKERS.get(checker_id or "")
+        if not self._has_snapshot:
+            self._checker = None
+        budget = budget if budget is not None else BUDGETS.get(budget_id or "")
+        has_count = isinstance(getattr(aggregator, "combine_count", None), int)
+        self._meter: BudgetMeter | None = BudgetMeter(budget) if budget is not None and has_count else None
+        self._space = self._meter is not None and self._has_snapshot and self._knows_space()
+        self.model: FifoSwag[Any, Any, Any] | OrderedMultisetWindow[Any, Any, Any] = self._new_model(m)
+        values = list(seed) if seed is not None else []
+        if len(aggregator) != len(values):
+            raise ValueError(
+                f"checked() needs an empty aggregator or seed= with its contents: it holds {len(aggregator)} "
+                f"values, seed gives {len(values)}"
+            )
+        self.model.insert_many(values)
+        if self._meter is not None:
+            # Seeded elements arrived by inserts we did not see; credit them so amortized bounds stay fair.
+            self._meter.inserts = len(values)
+        self._verify_state("checked()")
+
+    def _new_model(self, monoid: Monoid[Any, Any, Any]) -> Any:
+        """The executable ADT model: the FIFO SWAG of 000 §2.1."""
+        return FifoSwag(monoid)
+
+    def _knows_space(self) -> bool:
+        try:
+            stored_aggregates(self.inner.snapshot())
+        except TypeError:
+            return False
+        return True
+
+    @property
+    def active_checks(self) -> tuple[str, ...]:
+        """Which checks run after each operation."""
+        names = ["model"]
+        if self._checker is not None:
+            names.append("invariants")
+        if self._meter is not None:
+            names.append("budget")
+        if self._space:
+            names.append("space")
+        return tuple(names)
+
+    # ----------------------------------------------------------------------------------------------------------
+    # bookkeeping
+
+    def _count(self) -> int:
+        count = getattr(self.inner, "combine_count", 0)
+        return count if isinstance(count, int) else 0
+
+    def _verify_state(self, op: str) -> None:
+        """Invariants (first: they name what is wrong most precisely), length and space against the model."""
+        state = self.inner.snapshot() if self._checker is not None or self._space else None
+        if self._checker is not None:
+            try:
+                self._checker(state, self.monoid, self.model.values())
+            except InvariantViolation as err:
+                raise self._invariant_at(err, op) from None
+        n = len(self.inner)
+        if n != len(self.model):
+            raise self._mismatch(op, f"len() is {n}, the model window holds {len(self.model)}")
+        if self._space and self._meter is not None:
+            try:
+                self._meter.check_space(state, n)
+            except BudgetExceeded as err:
+                raise self._budget_at(err, op) from None
+
+    def _record(self, op: str, operation: str, n_before: int, used: int, count: int | None = None) -> None:
+        if self._meter is None:
+            return
+        try:
+            if count is None:
+                self._meter.record(operation, n_before, used)
+            else:
+                record_bulk(self._meter, operation, n_before, count, used)
+        except BudgetExceeded as err:
+            raise self._budget_at(err, op) from None
+
+    def _credit(self, operation: str, count: int) -> None:
+        """A bulk call failed part-way after ``count`` complete operations: they count towards the amortized
+        claim, their ⊗ calls (mixed with the failed one's) do not -- a ⊗ that raised and an operation rolled
+        back are outside the theorems' model, so failed operations are never billed."""
+        if self._meter is not None:
+            if operation == "insert":
+                self._meter.inserts += count
+            else:
+                self._meter.evicts += count
+
+    def _recheck(self, label: str) -> None:
+        self._verify_state(label)
+
+    def _refuses(self) -> bool:
+        try:
+            len(self.inner)
+            if self._has_snapshot:
+                self.inner.snapshot()
+            else:
+                self.inner.query()
+        except BrokenAggregatorError:
+            return True
+        return False
+
+    def _contents(self) -> list[Any]:
+        """What ``salvage()`` must return: the model's lifted values, oldest first."""
+        return list(self.model.values())
+
+    def _holds(self, held: list[Any]) -> bool:
+        want = self._contents()
+        return len(held) == len(want) and all(a == b or self.monoid.eq(a, b) for a, b in zip(held, want))
+
+    def _same(self, got: Any, want: Any) -> bool:
+        """Whether a query answer matches the model's (see :func:`same_output`)."""
+        return same_output(self.monoid, got, want)
+
+    # ----------------------------------------------------------------------------------------------------------
+    # the FIFO SWAG operations
+
+    def insert(self, value: Any) -> None:
+        """``inner.insert(value)``, then the model; a raising insert must leave the aggregator unchanged."""
+        op = self._begin("insert", value)
+        n, c0 = len(self.model), self._count()
+        self._guarded(op, lambda: self.inner.insert(value), lambda: self.model.insert(value))
+        used = self._count() - c0
+        try:
+            self.model.insert(value)
+        except Exception as exc:
+            raise self._mismatch(op, f"the aggregator accepted a value the monoid's lift rejects ({exc!r})") from exc
+        self._verify_state(op)
+        self._record(op, "insert", n, used)
+
+    def evict(self) -> None:
+        """``inner.evict()``; on an empty window it must raise :class:`EmptyWindowError` and change nothing."""
+        op = self._begin("evict")
+        n, c0 = len(self.model), self._count()
+        try:
+            self.inner.evict()
+        except EmptyWindowError as exc:
+            if n != 0:
+                raise self._mismatch(op, f"evict() raised EmptyWindowError on a window of {n}") from exc
+            self._after_failure(op, exc)
+            raise
+        except Exception as exc:
+            if n == 0:
+                raise self._mismatch(op, f"evict() on an empty window raised {exc!r}, not EmptyWindowError") from exc
+            self._after_failure(op, exc, self.model.evict)
+            raise
+        if n == 0:
+            raise self._mismatch(op, "evict() on an empty window returned instead of raising EmptyWindowError")
+        used = self._count() - c0
+        self.model.evict()
+        self._verify_state(op)
+        self._record(op, "evict", n, used)
+
+    def query(self) -> Any:
+        """``inner.query()``, compared with the model's answer."""
+        op = self._begin("query")
+        n, c0 = len(self.model), self._count()
+        got = self._guarded(op, self.inner.query)
+        used = self._count() - c0
+        want = self.model.query()
+        if not self._same(got, want):
+            raise self._mismatch(op, f"query() returned {got!r}, the model's answer is {want!r} (n={n})")
+        self._verify_state(op)
+        self._record(op, "query", n, used)
+        return got
+
+    def insert_many(self, values: Iterable[Any]) -> None:
+        """Bulk insert (the aggregator's own ``insert_many`` when it has one). On an exception the values the
+        aggregator did take (a prefix) are added to the model before the re-check."""
+        vals = list(values)
+        op = self._begin("insert_many", vals)
+        n, c0 = len(self.model), self._count()
+        bulk = getattr(self.inner, "insert_many", None)
+        try:
+            if callable(bulk):
+                bulk(vals)
+            else:
+                for v in vals:
+                    self.inner.insert(v)
+        except Exception as exc:
+            # a prefix may have been taken (each insertion is all-or-nothing); the budget of a failed bulk call
+            # is not judged (its last ⊗ raised part-way)
+            taken = len(self.inner) - n
+            if 0 < taken <= len(vals):
+                self.model.insert_many(vals[:taken])
+                self._credit("insert", taken)
+            self._after_failure(op, exc)
+            raise
+        used = self._count() - c0
+        self.model.insert_many(vals)
+        self._verify_state(op)
+        self._record(op, "insert", n, used, count=len(vals))
+
+    def evict_many(self, count: int) -> None:
+        """Bulk evict; ``count > len()`` must raise :class:`EmptyWindowError` evicting nothing, a negative
+        ``count`` ``ValueError``."""
+        op = self._begin("evict_many", count)
+        n, c0 = len(self.model), self._count()
+        expected: type[Exception] | None = ValueError if count < 0 else EmptyWindowError if count > n else None
+        bulk = getattr(self.inner, "evict_many", None)
+        try:
+            if callable(bulk):
+                bulk(count)
+            elif expected is not None:
+                raise expected(f"evict_many({count}) on a window of {n}")
+            else:
+                for _ in range(count):
+                    self.inner.evict()
+        except (ValueError, EmptyWindowError) as exc:
+            if expected is None or not isinstance(exc, expected):
+                raise self._mismatch(op, f"evict_many({count}) on a window of {n} raised {exc!r}") from exc
+            self._after_failure(op, exc)
+            raise
+        except Exception as exc:
+            taken = n - len(self.inner)  # a prefix of the evictions may have happened (each all-or-nothing)
+            if expected is None and 0 < taken <= count:
+                self.model.evict_many(taken)
+                self._credit("evict", taken)
+            self._after_failure(op, exc)
+            raise
+        if expected is not None:
+            raise self._mismatch(op, f"evict_many({count}) on a window of {n} did not raise {expected.__name__}")
+        used = self._count() - c0
+        self.model.evict_many(count)
+        self._verify_state(op)
+        self._record(op, "evict", n, used, count=count)
+
+    def _query_range(self, r: int) -> Any:
+        """``inner.query_range(r)`` (SlickDeque, FlatFIT: the newest ``min(r, n)`` elements), compared with the
+        model's fold of those elements and billed like a query."""
+        op = self._begin("query_range", r)
+        n, c0 = len(self.model), self._count()
+        got = self._guarded(op, lambda: self.inner.query_range(r))
+        used = self._count() - c0
+        values = self.model.values()
+        want = self.monoid.lower(fold(self.monoid, values[len(values) - min(r, n) :]))
+        if not self._same(got, want):
+            raise self._mismatch(op, f"query_range({r}) returned {got!r}, the model's answer is {want!r} (n={n})")
+        self._verify_state(op)
+        self._record(op, "query", n, used)
+        return got
+
+    def __getattr__(self, name: str) -> Any:
+        attr = super().__getattr__(name)
+        if name == "query_range" and callable(attr):  # checked only where the aggregator offers it
+            return self._query_range
+        return attr
+
+
+class CheckedNonFifoAggregator(CheckedAggregator):
+    """Debug mode of an aggregator that also evicts *any* live element (the Reactive Aggregator, 002 §2.2): the
+    model is :class:`~swagkit.spec.nonfifo.OrderedMultisetWindow` (live elements in arrival order), and the
+    handle operations ``insert_with_handle``, ``insert_many_with_handles``, ``remove``, ``remove_many``,
+    ``batch`` and ``handles`` are checked like the FIFO ones: same handles as the model, the invariants against
+    the model's window, removals billed like evictions, and a dead handle must raise
+    :class:`~swagkit.spec.nonfifo.InvalidHandleError` changing nothing.
+    """
+
+    model: OrderedMultisetWindow[Any, Any, Any]
+
+    def _new_model(self, monoid: Monoid[Any, Any, Any]) -> Any:
+        return OrderedMultisetWindow(monoid)
+
+    def _contents(self) -> list[Any]:
+        """What ``salvage()`` must return: ``(handle, lifted value)`` pairs of the live elements, oldest first."""
+        return list(zip(self.model.handles(), self.model.values()))
+
+    def insert_with_handle(self, value: Any) -> Handle:
+        """``inner.insert_with_handle(value)``; the handle must be the model's."""
+        op = self._begin("insert_with_handle", value)
+        n, c0 = len(self.model), self._count()
+        h: Handle = self._guarded(op, lambda: self.inner.insert_with_handle(value))
+        used = self._count() - c0
+        want = self.model.insert_with_handle(value)
+        if h != want:
+            raise self._mismatch(op, f"insert_with_handle returned handle {h!r}, the model's is {want!r}")
+        self._verify_state(op)
+        self._record(op, "insert", n, used)
+        return h
+
+    def insert_many_with_handles(self, values: Iterable[Any]) -> list[Handle]:
+        """Bulk insert returning the handles, which must be the model's (all-or-nothing on a bad value)."""
+        vals = list(values)
+        op = self._begin("insert_many_with_handles", vals)
+        n, c0 = len(self.model), self._count()
+        hs: list[Handle] = list(self._guarded(op, lambda: self.inner.insert_many_with_handles(vals)))
+        used = self._count() - c0
+        want = [self.model.insert_with_handle(v) for v in vals]
+        if hs != want:
+            raise self._mismatch(
+                op, f"insert_many_with_handles returned {self.labels.repr(hs)}, the model's {self.labels.repr(want)}"
+            )
+        self._verify_state(op)
+        self._record(op, "insert", n, used, count=len(vals))
+        return hs
+
+    def remove(self, handle: Handle) -> None:
+        """Non-FIFO eviction of a live element; a handle that is not live must raise InvalidHandleError."""
+        op = self._begin("remove", handle)
+        n, c0 = len(self.model), self._count()
+        live = handle in self.model.handles()
+        try:
+            self.inner.remove(handle)
+        except InvalidHandleError as exc:
+            if live:
+                raise self._mismatch(op, f"remove({handle!r}) of a live element raised {exc!r}") from exc
+            self._after_failure(op, exc)
+            raise
+        except Exception as exc:
+            if not live:
+                raise self._mismatch(
+                    op, f"remove({handle!r}) of a dead handle raised {exc!r}, not InvalidHandleError"
+                ) from exc
+            self._after_failure(op, exc)
+            raise
+        if not live:
+            raise self._mismatch(op, f"remove({handle!r}) of a handle that is not live returned instead of raising")
+        used = self._count() - c0
+        self.model.remove(handle)
+        self._verify_state(op)
+        self._record(op, "evict", n, used)
+
+    def remove_many(self, handles: Iterable[Handle]) -> None:
+        """Remove several live elements as one batch; any dead or repeated handle: InvalidHandleError, no change."""
+        hs = list(handles)
+        op = self._begin("remove_many", hs)
+        n, c0 = len(self.model), self._count()
+        live = set(self.model.handles())
+        valid = len(set(hs)) == len(hs) and all(h in live for h in hs)
+        try:
+            self.inner.remove_many(hs)
+        except InvalidHandleError as exc:
+            if valid:
+                raise self._mismatch(op, f"remove_many of live handles raised {exc!r}") from exc
+            self._after_failure(op, exc)
+            raise
+        except Exception as exc:
+            self._after_failure(op, exc)
+            raise
+        if not valid:
+            raise self._mismatch(op, "remove_many with a dead or repeated handle returned instead of raising")
+        used = self._count() - c0
+        for h in hs:
+            self.model.remove(h)
+        self._verify_state(op)
+        self._record(op, "evict", n, used, count=len(hs))
+
+    def batch(self, events: Iterable[tuple[Any, ...]]) -> list[Handle | None]:
+        """Mixed insert/evict/remove events propagated once. A bad event raises after the events before it were
+        applied: the model replays events until it raises too, then the states must agree."""
+        evs = list(events)
+        op = self._begin("batch", evs)
+        n, c0 = len(self.model), self._count()
+        try:
+            out = list(self.inner.batch(evs))
+        except Exception as exc:
+            applied = self._replay(evs)
+            if applied == len(evs):
+                raise self._mismatch(op, f"batch raised {exc!r} but the model accepts every event") from exc
+            self._after_failure(op, exc)
+            if self._meter is not None and applied:
+                try:
+                    record_batch(self._meter, n, self._kinds(evs[:applied]), self._count() - c0)
+                except BudgetExceeded as err:
+                    raise self._budget_at(err, op) from exc
+            raise
+        used = self._count() - c0
+        want: list[Handle | None] = []
+        for ev in evs:
+            want.append(self._apply(ev))
+        if out != want:
+            raise self._mismatch(
+                op, f"batch returned {self.labels.repr(out)}, the model's results are {self.labels.repr(want)}"
+            )
+        self._verify_state(op)
+        if self._meter is not None:
+            try:
+                record_batch(self._meter, n, self._kinds(evs), used)
+            except BudgetExceeded as err:
+                raise self._budget_at(err, op) from None
+        return out
+
+    def handles(self) -> list[Handle]:
+        """The live handles, oldest first, compared with the model's."""
+        op = self._begin("handles")
+        got = list(self.inner.handles())
+        if got != self.model.handles():
+            raise self._mismatch(
+                op, f"handles() = {self.labels.repr(got)}, the model's {self.labels.repr(self.model.handles())}"
+            )
+        return got
+
+    # helpers --------------------------------------------------------------------------------------------------
+
+    def _apply(self, ev: tuple[Any, ...]) -> Handle | None:
+        kind = ev[0] if isinstance(ev, tuple) and ev else None
+        if kind == "insert" and len(ev) == 2:
+            return self.model.insert_with_handle(ev[1])
+        if kind == "evict" and len(ev) == 1:
+            self.model.evict()
+            return None
+        if kind == "remove" and len(ev) == 2:
+            self.model.remove(ev[1])
+            return None
+        raise ValueError(f"batch: bad event {ev!r}")
+
+    def _replay(self, evs: list[tuple[Any, ...]]) -> int:
+        """Apply events to the model until one raises; return how many were applied."""
+        for k, ev in enumerate(evs):
+            try:
+                self._apply(ev)
+            except Exception:
+                return k
+        return len(evs)
+
+    @staticmethod
+    def _kinds(evs: Sequence[tuple[Any, ...]]) -> list[str]:
+        return ["insert" if ev[0] == "insert" else "evict" for ev in evs]
+
+
+def checked_fifo(
+    aggregator: Any,
+    *,
+    monoid: Monoid[Any, Any, Any] | None = None,
+    algorithm: str | None = None,
+    facts: AlgorithmFacts | None = None,
+    checker: CheckerFn | None = None,
+    budget: Budget | None = None,
+    seed: Iterable[Any] | None = None,
+) -> CheckedAggregator:
+    """The FIFO kind's debug wrapper: :class:`CheckedNonFifoAggregator` for an algorithm of the ``handles`` ADT
+    (or, when the card is unknown, an object offering the handle operations), else :class:`CheckedAggregator`.
+    An already checked aggregator is returned as is."""
+    if isinstance(aggregator, CheckedAggregator):
+        return aggregator
+    card = facts.card if facts is not None else None
+    handles = (
+        card.adt == "handles"
+        if card is not None
+        else all(callable(getattr(aggregator, name, None)) for name in HANDLE_OPERATIONS)
+    )
+    return (CheckedNonFifoAggregator if handles else CheckedAggregator)(
+        aggregator, monoid=monoid, algorithm=algorithm, checker=checker, budget=budget, seed=seed, facts=facts
+    )
+
+
+#: the operations that make a FIFO SWAG one of the ``handles`` ADT (what :func:`checked_fifo` looks for)
+HANDLE_OPERATIONS = ("insert_with_handle", "remove")

@@ -1,0 +1,290 @@
+"""The Hypothesis state machine of the FIFO kind, for every (algorithm, monoid, implementation) combination.
+
+:func:`make_fifo_machine` builds a :class:`~hypothesis.stateful.RuleBasedStateMachine` whose state is a
+:func:`~.debug.checked_fifo` aggregator built by the :class:`~swagkit.verify.kinds.base.Subject`. The checked
+wrapper does the judging -- after every operation it compares with the :class:`~swagkit.spec.adt.FifoSwag`
+model, runs the algorithm's invariant checker on ``snapshot()``, meters ``⊗`` against the budget and checks the
+space claim -- so the machine only has to choose operations, and debug mode and the stateful tests can never
+disagree about what "correct" means.
+
+Rules: single ``insert``/``evict``/``query``, ``insert_many``/``evict_many``, ``grow_to`` (fill up to a drawn
+size, so windows spanning several deque chunks are common), misuse (``evict`` on an empty
+window and ``evict_many`` beyond the size must raise :class:`EmptyWindowError` and leave the snapshot
+identical), and the window shapes of paper 000 §7.1–7.2 as whole patterns: ``static_rounds`` (evict, insert,
+query at a fixed size), ``fill_and_drain`` (insert+query up to a size, then evict to empty) and ``seesaw``
+(repeatedly grow by ``up`` and shrink by ``down``, so the window drifts up or down while flips happen at every
+size). After each step an invariant queries the window. The window is capped at ``max_window`` elements to keep
+the O(n) checks cheap; the cap exceeds the reference deque's chunk size (64) so chunk boundaries are crossed.
+
+Generic monoids (no typed ``kind``) also get ``combine_raises``: the k-th ⊗ of an operation raises once
+(:mod:`swagkit.verify.faults`), and the aggregator must be as before the operation, never answer wrong.
+
+Aggregators that also remove any live element by handle (the Reactive Aggregator's non-FIFO windows, 002
+§2.2) get :class:`~.debug.CheckedNonFifoAggregator` and the rules ``insert_with_handle``,
+``remove`` (a live handle), ``remove_dead_handle`` (must raise and change nothing), ``remove_many`` and
+``batch`` (mixed events propagated once).
+
+Hypothesis prints a failing run as a replayable program (``state = …; state.insert(value='a'); …``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+from hypothesis.stateful import invariant, precondition, rule
+
+from swagkit.spec.errors import EmptyWindowError
+from swagkit.spec.nonfifo import InvalidHandleError
+
+from ...strategies import strategy_for
+from ..base import Subject, expect_raises
+from ..machines import DEFAULT_MAX_WINDOW, WindowMachine, bind
+from .debug import CheckedAggregator, CheckedNonFifoAggregator, checked_fifo
+
+__all__ = ["SwagMachine", "make_fifo_machine"]
+
+
+class SwagMachine(WindowMachine):
+    """Base of the generated machines; :func:`make_fifo_machine` binds it and adds the rules."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        plain, monoid = self._monoids()
+        aggregator = self.subject.new(monoid)
+        self.swag: CheckedAggregator = checked_fifo(
+            aggregator, monoid=plain, algorithm=self.subject.name, facts=self.subject.facts
+        )
+        #: the aggregator also removes any live element by handle (002 §2.2): the non-FIFO rules apply
+        self.nonfifo = isinstance(self.swag, CheckedNonFifoAggregator)
+        #: the aggregator answers any range of the newest r elements too (``query_range``; SlickDeque Inv answers
+        #: only its registered ranges, none in plain mode, and says so with ValueError on the empty aggregator)
+        self.ranged = callable(getattr(aggregator, "query_range", None)) and _answers_any_range(aggregator)
+
+    # helpers shared by the rules ------------------------------------------------------------------------------
+
+    def _expect_empty_window_error(self, action: str, count: int | None) -> None:
+        """Misuse must raise EmptyWindowError and leave the state exactly as it was."""
+        call = self.swag.evict if count is None else lambda: self.swag.evict_many(count)
+        expect_raises(call, EmptyWindowError, action, self.swag._snapshot)
+
+    def _live(self) -> Any:
+        """The non-FIFO model (:class:`~swagkit.spec.nonfifo.OrderedMultisetWindow`) of a non-FIFO aggregator."""
+        assert isinstance(self.swag, CheckedNonFifoAggregator)
+        return self.swag.model
+
+
+def _answers_any_range(aggregator: Any) -> bool:
+    try:
+        aggregator.query_range(1)
+    except ValueError:
+        return False
+    return True
+
+
+def make_fifo_machine(subject: Subject, monoid_id: str, max_window: int = DEFAULT_MAX_WINDOW) -> type[SwagMachine]:
+    """A state machine class checking ``subject`` (a FIFO SWAG) over library monoid ``monoid_id``; ``KeyError``
+    when there is no input strategy for the monoid."""
+    values = strategy_for(monoid_id)
+    chunk = st.lists(values, min_size=1, max_size=24)
+
+    class Machine(SwagMachine):
+        @precondition(lambda self: self._room() > 0)
+        @rule(value=values)
+        def insert(self, value: Any) -> None:
+            self.swag.insert(value)
+            self._step()
+
+        @precondition(lambda self: len(self.swag) > 0)
+        @rule()
+        def evict(self) -> None:
+            self.swag.evict()
+            self._step()
+
+        @precondition(lambda self: len(self.swag) == 0)
+        @rule()
+        def evict_empty(self) -> None:
+            self._expect_empty_window_error("evict() on an empty window", None)
+            self._step()
+
+        @rule()
+        def query(self) -> None:
+            self.swag.query()
+            self._step()
+
+        @rule(vs=st.lists(values, max_size=8))
+        def insert_many(self, vs: list[Any]) -> None:
+            self.swag.insert_many(vs[: self._room()])
+            self._step()
+
+        @rule(k=st.integers(min_value=0, max_value=8))
+        def evict_many(self, k: int) -> None:
+            self.swag.evict_many(min(k, len(self.swag)))
+            self._step()
+
+        @rule(extra=st.integers(min_value=1, max_value=3))
+        def evict_many_too_many(self, extra: int) -> None:
+            n = len(self.swag)
+            self._expect_empty_window_error(f"evict_many({n + extra}) on a window of {n}", n + extra)
+            self._step()
+
+        @rule(size=st.integers(min_value=0, max_value=max_window), vs=st.lists(values, min_size=1, max_size=6))
+        def grow_to(self, size: int, vs: list[Any]) -> None:
+            """Insert ``vs`` cyclically until the window holds ``size`` values: big windows (several chunks)
+            are reached often, not only by long insert streaks."""
+            need = max(size - len(self.swag), 0)
+            self.swag.insert_many([vs[i % len(vs)] for i in range(need)])
+            self._step()
+
+        @rule(vs=chunk)
+        def static_rounds(self, vs: list[Any]) -> None:
+            """000 §7.1: rounds of evict, insert, query at a fixed window size (from an empty window: grow by 1)."""
+            for v in vs:
+                if len(self.swag) > 0:
+                    self.swag.evict()
+                self.swag.insert(v)
+                self.swag.query()
+            self._step()
+
+        @rule(vs=chunk)
+        def fill_and_drain(self, vs: list[Any]) -> None:
+            """000 §7.2: insert and query up to a size, then evict down to 0 (no queries while draining)."""
+            for v in vs[: self._room()]:
+                self.swag.insert(v)
+                self.swag.query()
+            while len(self.swag) > 0:
+                self.swag.evict()
+            self._step()
+
+        @rule(vs=chunk, up=st.integers(min_value=1, max_value=6), down=st.integers(min_value=1, max_value=6))
+        def seesaw(self, vs: list[Any], up: int, down: int) -> None:
+            """Grow by ``up`` (one insert+query each), shrink by ``down`` (one evict+query each), repeatedly."""
+            for start in range(0, len(vs), up):
+                for v in vs[start : start + up][: self._room()]:
+                    self.swag.insert(v)
+                    self.swag.query()
+                for _ in range(min(down, len(self.swag))):
+                    self.swag.evict()
+                    self.swag.query()
+            self._step()
+
+        @precondition(lambda self: self.ranged)
+        @rule(r=st.integers(min_value=1, max_value=max_window + 2))
+        def query_range(self, r: int) -> None:
+            """The newest ``min(r, n)`` elements (SlickDeque, FlatFIT: several ranges on one structure)."""
+            self.swag.query_range(r)
+            self._step()
+
+        @precondition(lambda self: self.ranged)
+        @rule(longest=st.integers(min_value=1, max_value=max_window + 2))
+        def query_ranges_longest_first(self, longest: int) -> None:
+            """Every range ``longest, …, 1`` in one step, longest first (001's max-multi pattern)."""
+            for r in range(longest, 0, -1):
+                self.swag.query_range(r)
+            self._step()
+
+        # non-FIFO windows (002 §2.2): any live element can leave, by the handle its insertion returned ------
+
+        @precondition(lambda self: self.nonfifo and self._room() > 0)
+        @rule(value=values)
+        def insert_with_handle(self, value: Any) -> None:
+            self.swag.insert_with_handle(value)
+            self._step()
+
+        @precondition(lambda self: self.nonfifo and len(self.swag) > 0)
+        @rule(data=st.data())
+        def remove(self, data: st.DataObject) -> None:
+            handle = data.draw(st.sampled_from(self._live().handles()), label="handle")
+            self.swag.remove(handle)
+            self._step()
+
+        @precondition(lambda self: self.nonfifo)
+        @rule(data=st.data())
+        def remove_dead_handle(self, data: st.DataObject) -> None:
+            """A handle that is not live (evicted, removed, never issued, not an int) raises InvalidHandleError
+            and changes nothing."""
+            live = set(self._live().handles())
+            handle = data.draw(
+                st.one_of(st.integers(-2, len(live) + 8).filter(lambda h: h not in live), st.just("0")), label="dead"
+            )
+            expect_raises(
+                lambda: self.swag.remove(handle),
+                InvalidHandleError,
+                f"remove({handle!r}) of a dead handle",
+                self.swag._snapshot,
+            )
+            self._step()
+
+        @precondition(lambda self: self.nonfifo and len(self.swag) > 0)
+        @rule(data=st.data())
+        def remove_many(self, data: st.DataObject) -> None:
+            live = self._live().handles()
+            chosen = data.draw(st.lists(st.sampled_from(live), unique=True, max_size=min(6, len(live))), label="hs")
+            self.swag.remove_many(chosen)
+            self._step()
+
+        @precondition(lambda self: self.nonfifo)
+        @rule(data=st.data())
+        def batch(self, data: st.DataObject) -> None:
+            """Mixed insert/evict/remove events propagated once (002 §2.3), valid ones only."""
+            model = self._live()
+            sim = list(model.handles())
+            nxt = model.next_handle
+            events: list[tuple[Any, ...]] = []
+            for _ in range(data.draw(st.integers(0, 8), label="events")):
+                choice = data.draw(st.sampled_from(["insert", "evict", "remove"]), label="kind")
+                if choice == "insert" and len(sim) < self.max_window:
+                    events.append(("insert", data.draw(values, label="value")))
+                    sim.append(nxt)
+                    nxt += 1
+                elif choice == "evict" and sim:
+                    events.append(("evict",))
+                    sim.pop(0)
+                elif choice == "remove" and sim:
+                    h = data.draw(st.sampled_from(sim), label="handle")
+                    events.append(("remove", h))
+                    sim.remove(h)
+            self.swag.batch(events)
+            self._step()
+
+        @precondition(lambda self: self.faults is not None)
+        @rule(
+            k=st.integers(min_value=1, max_value=12),
+            ops=st.lists(st.sampled_from(_FAULT_OPS), min_size=1, max_size=10),
+            value=values,
+        )
+        def combine_raises(self, k: int, ops: list[str], value: Any) -> None:
+            """The k-th ⊗ from now raises once (a transient fault) while ``ops`` run: the operation it hits must
+            fail leaving the aggregator as before (``insert_many``/``evict_many``: as after a prefix of it),
+            which the checked wrapper verifies against the model, and the next query must answer like the
+            model. Never a silent wrong answer. (Several operations under one armed fault put it deep inside
+            flips and fixups, whatever the algorithm.)"""
+
+            def under_fault() -> None:
+                for op in ops:
+                    if op == "insert" and self._room() > 0:
+                        self.swag.insert(value)
+                    elif op == "evict" and len(self.swag) > 0:
+                        self.swag.evict()
+                    elif op == "insert_many" and self._room() >= 3:
+                        self.swag.insert_many([value, value, value])
+                    elif op == "evict_many" and len(self.swag) > 0:
+                        self.swag.evict_many(min(3, len(self.swag)))
+                    else:
+                        self.swag.query()
+
+            self._under_fault(k, under_fault)
+            self.swag.query()
+            self._step()
+
+        @invariant()
+        def agrees_with_model(self) -> None:
+            self.swag.query()
+            if self.nonfifo:
+                self.swag.handles()
+
+    return bind(Machine, subject, monoid_id, max_window)
+
+
+#: operations the ``combine_raises`` rule makes fail
+_FAULT_OPS = ("insert", "insert", "evict", "evict", "query", "insert_many", "evict_many")

@@ -1,0 +1,164 @@
+"""What every kind's Hypothesis state machine shares: the statistics, the settings, the run.
+
+A kind's ``make_machine(subject, monoid_id, max_window)`` returns a subclass of :class:`KindMachine` bound to
+one :class:`~.base.Subject` (:func:`bind`); :func:`run_machine_class` runs it under :func:`machine_settings`.
+:func:`swagkit.verify.machine.run_machine` does both for a registered algorithm of any kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
+
+import hypothesis
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test
+
+from swagkit.spec.library import LIBRARY
+from swagkit.spec.monoid import Monoid
+
+from ..faults import FaultInjector, InjectedFault, with_faults
+from .base import Subject
+
+__all__ = [
+    "DEFAULT_MAX_WINDOW",
+    "MachineStats",
+    "KindMachine",
+    "WindowMachine",
+    "bind",
+    "machine_settings",
+    "run_machine_class",
+]
+
+#: Largest window the machines build (above the reference ChunkedDeque's 64-slot chunks).
+DEFAULT_MAX_WINDOW = 80
+
+
+@dataclass
+class MachineStats:
+    """What a machine class did over all its runs (for progress and summary displays)."""
+
+    examples: int = 0
+    steps: int = 0
+    operations: int = 0
+    max_window: int = 0
+
+
+class KindMachine(RuleBasedStateMachine):
+    """Base of every kind's machines: the bound :class:`~.base.Subject`, the library monoid, the window cap and
+    the statistics (``stats``, one :class:`MachineStats` per bound class)."""
+
+    subject: ClassVar[Subject]
+    monoid_id: ClassVar[str] = ""
+    max_window: ClassVar[int] = DEFAULT_MAX_WINDOW
+    stats: ClassVar[MachineStats] = MachineStats()
+    #: True: every step is one operation (the wrapper's own count is not read at teardown)
+    one_operation_per_step: ClassVar[bool] = False
+
+    def __init__(self) -> None:
+        super().__init__()
+        type(self).stats.examples += 1
+        self.faults: FaultInjector | None = None
+
+    def _monoids(self) -> tuple[Monoid[Any, Any, Any], Monoid[Any, Any, Any]]:
+        """``(plain, faulty)``: the library monoid, and the one the structure gets. A generic monoid's combine
+        can be told to raise once (``self.faults``, the ``combine_raises`` rules); the model and the checkers keep
+        the plain monoid, so only the structure ever sees the fault."""
+        plain = LIBRARY[self.monoid_id].factory()
+        if plain.fast_path is not None:
+            return plain, plain
+        faulty, self.faults = with_faults(plain)
+        return plain, faulty
+
+    def _under_fault(self, k: int, run: Callable[[], None]) -> None:
+        """Run ``run`` while the k-th ⊗ from now raises once (the ``combine_raises`` rules): the operation it hits
+        surfaces the :class:`~swagkit.verify.faults.InjectedFault`, which ends ``run``; the checked wrapper has
+        judged the state it left."""
+        assert self.faults is not None
+        self.faults.arm(k)
+        try:
+            run()
+        except InjectedFault:
+            pass
+        finally:
+            self.faults.disarm()
+
+    def _step(self, window: int | None = None) -> None:
+        """Count one rule; ``window``: the window size after it."""
+        stats = type(self).stats
+        stats.steps += 1
+        if self.one_operation_per_step:
+            stats.operations += 1
+        if window is not None:
+            stats.max_window = max(stats.max_window, window)
+
+
+class WindowMachine(KindMachine):
+    """A machine over one checked window aggregator (``swag``) of at most ``max_window`` elements: steps record
+    the window size, and the wrapper's operation count is read at teardown."""
+
+    swag: Any
+
+    def _step(self, window: int | None = None) -> None:
+        super()._step(len(self.swag))
+
+    def _room(self) -> int:
+        return max(self.max_window - len(self.swag), 0)
+
+    def teardown(self) -> None:
+        type(self).stats.operations += self.swag.operations
+
+
+_M = TypeVar("_M", bound=KindMachine)
+
+
+def bind(
+    machine: type[_M],
+    subject: Subject,
+    monoid_id: str,
+    max_window: int,
+    *,
+    suffix: str = "Machine",
+    monoid_in_name: bool = True,
+) -> type[_M]:
+    """A subclass of ``machine`` bound to one combination and named after it: ``DabaStringConcatReferenceMachine``
+    (Hypothesis prints the name in failing programs)."""
+    parts = (
+        [subject.name, monoid_id, subject.implementation] if monoid_in_name else [subject.name, subject.implementation]
+    )
+    name = "".join(part.title() for part in "_".join(parts).split("_")) + suffix
+    bound: type[_M] = type(name, (machine,), {"__qualname__": name})
+    bound.subject = subject
+    bound.monoid_id = monoid_id
+    bound.max_window = max_window
+    bound.stats = MachineStats()
+    return bound
+
+
+def machine_settings(
+    max_examples: int, steps: int = 50, *, derandomize: bool | None = None, print_blob: bool = False
+) -> settings:
+    """Settings for a reproducible machine run: no example database, no deadline, no speed health checks.
+
+    Unset options come from the active Hypothesis profile (``tests/conftest.py`` registers ``ci``/``dev``).
+    """
+    extra: dict[str, Any] = {} if derandomize is None else {"derandomize": derandomize}
+    return settings(
+        max_examples=max_examples,
+        stateful_step_count=steps,
+        database=None,
+        deadline=None,
+        print_blob=print_blob,
+        phases=[p for p in Phase if p is not Phase.explain],  # its "lines run only by failing cases" is noise
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+        **extra,
+    )
+
+
+def run_machine_class(machine: type[RuleBasedStateMachine], max_examples: int, steps: int, seed: int | None) -> None:
+    """Run one state-machine class under :func:`machine_settings`; with ``seed`` the run is reproducible
+    (Hypothesis' ``@seed``, which marks the class itself), without it the active profile decides."""
+    if seed is not None:
+        hypothesis.seed(seed)(machine)
+    run_state_machine_as_test(machine, settings=machine_settings(max_examples, steps))
