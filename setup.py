@@ -22,6 +22,14 @@ ROOT = Path(__file__).resolve().parent
 #: every ``optimized/_*.pyx`` is an extension module (``optimized/include/`` holds the C headers they use)
 MODULES = sorted(p.stem for p in (ROOT / "optimized").glob("_*.pyx"))
 INCLUDE_DIRS = ["optimized/include"]
+#: the four root folders install as ``swagkit.<folder>`` (package-dir in pyproject.toml); every folder below them
+#: with an ``__init__.py`` is a subpackage (``spec/algorithms`` -> ``swagkit.spec.algorithms``), found here so that
+#: a new subpackage cannot be left out of the wheel
+PACKAGES = sorted(
+    "swagkit." + ".".join(init.parent.relative_to(ROOT).parts)
+    for top in ("spec", "reference", "optimized", "verify")
+    for init in (ROOT / top).rglob("__init__.py")
+)
 # development: rebuild only some modules in place, e.g. SWAGKIT_BUILD_ONLY=_daba,_daba_lite python setup.py
 # build_ext --inplace (a full build takes minutes; one module seconds)
 if os.environ.get("SWAGKIT_BUILD_ONLY"):
@@ -57,20 +65,24 @@ class BuildExt(build_ext):
         missing = [ext.name for ext in self.extensions if not os.path.exists(self.get_ext_fullpath(ext.name))]
         if not missing:
             return
-        banner = "\n".join([
-            "",
-            "=" * 78,
-            "swagkit: WARNING: these compiled extensions could not be built:",
-            *(f"    {name}" for name in missing),
-            "swagkit.optimized falls back to pure Python for them (100-700x slower).",
-            "Install a C compiler and the Python headers (e.g. apt install build-essential python3-dev),",
-            "then reinstall. Set SWAGKIT_REQUIRE_COMPILED=1 to make this an error.",
-            "=" * 78,
-            "",
-        ])
+        banner = "\n".join(
+            [
+                "",
+                "=" * 78,
+                "swagkit: WARNING: these compiled extensions could not be built:",
+                *(f"    {name}" for name in missing),
+                "swagkit.optimized falls back to pure Python for them (100-700x slower).",
+                "Install a C compiler and the Python headers (e.g. apt install build-essential python3-dev),",
+                "then reinstall. Set SWAGKIT_REQUIRE_COMPILED=1 to make this an error.",
+                "=" * 78,
+                "",
+            ]
+        )
         sys.stderr.write(banner)
         if os.environ.get("SWAGKIT_REQUIRE_COMPILED", "") not in ("", "0"):
-            raise SystemExit("swagkit: SWAGKIT_REQUIRE_COMPILED is set and extensions failed to build: " + ", ".join(missing))
+            raise SystemExit(
+                "swagkit: SWAGKIT_REQUIRE_COMPILED is set and extensions failed to build: " + ", ".join(missing)
+            )
 
     def finalize_options(self) -> None:
         super().finalize_options()
@@ -90,22 +102,39 @@ def _extensions() -> list[Extension]:
         from Cython.Build import cythonize
     except ImportError:  # no Cython: use C/C++ files generated earlier (an sdist), if any
         return [
-            Extension(f"swagkit.optimized.{m}", [f"optimized/{m}{suffix}"], include_dirs=INCLUDE_DIRS,
-                      extra_compile_args=COMPILE_ARGS, optional=True)
+            Extension(
+                f"swagkit.optimized.{m}",
+                [f"optimized/{m}{suffix}"],
+                include_dirs=INCLUDE_DIRS,
+                extra_compile_args=COMPILE_ARGS,
+                optional=True,
+            )
             for m in MODULES
             for suffix in (".c", ".cpp")
             if (ROOT / "optimized" / f"{m}{suffix}").exists()
         ]
     exts = [
-        Extension(f"swagkit.optimized.{m}", [f"optimized/{m}.pyx"], include_dirs=INCLUDE_DIRS,
-                  extra_compile_args=COMPILE_ARGS, optional=True)
+        Extension(
+            f"swagkit.optimized.{m}",
+            [f"optimized/{m}.pyx"],
+            include_dirs=INCLUDE_DIRS,
+            extra_compile_args=COMPILE_ARGS,
+            optional=True,
+        )
         for m in MODULES
     ]
-    built = list(cythonize(exts, compiler_directives=DIRECTIVES, include_path=["optimized", *INCLUDE_DIRS],
-                           quiet=True, nthreads=os.cpu_count() or 1))
+    built = list(
+        cythonize(
+            exts,
+            compiler_directives=DIRECTIVES,
+            include_path=["optimized", *INCLUDE_DIRS],
+            quiet=True,
+            nthreads=os.cpu_count() or 1,
+        )
+    )
     for ext in built:  # cythonize() rebuilds the Extension objects and drops ``optional``
         ext.optional = True
     return built
 
 
-setup(ext_modules=_extensions(), cmdclass={"build_ext": BuildExt})
+setup(packages=PACKAGES, ext_modules=_extensions(), cmdclass={"build_ext": BuildExt})

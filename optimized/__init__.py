@@ -29,7 +29,8 @@ from __future__ import annotations
 import importlib
 import os
 import warnings
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from swagkit.reference import Recalc
 from swagkit.reference.qdigest import qdigest_monoid as _ref_qdigest_monoid
@@ -39,33 +40,44 @@ from swagkit.spec.monoid import Monoid
 from . import _fallback
 from ._driver import register_fast_path, window_array
 
-#: every compiled extension (setup.py builds each ``optimized/_*.pyx``, optionally) -> the classes it defines
-#: (each also a class of swagkit.reference by that name) and the name of its ``window_array`` fast path ("": none)
-EXTENSIONS: dict[str, tuple[tuple[str, ...], str]] = {
-    "_two_stacks": (("TwoStacks",), "_window_array"),
-    "_two_stacks_lite": (("TwoStacksLite",), "_window_array"),
-    "_daba": (("DABA",), "_window_array"),
-    "_daba_lite": (("DABALite",), "_window_array"),
-    "_slickdeque": (("SlickDequeInv", "SlickDequeNonInv"), "_window_array"),
-    "_flatfat": (("FlatFAT",), ""),
-    "_reactive": (("ReactiveAggregator",), "_window_array"),
-    "_flatfit": (("FlatFIT",), "_window_array_clamped"),
-    "_fiba": (("FiBA", "FiBALoop"), ""),
-    "_qdigest": (("QDigest",), ""),
-    "_window_count": (("SlidingWindowCount",), ""),
-    "_window_quantiles": (("SlidingWindowQuantiles",), ""),
-    "_value_division": (("ValueDivision",), ""),
-}
+#: classes of swagkit.reference that this package does not compile (it exports the reference class itself)
+REFERENCE_ONLY = ("Recalc",)
+#: the ``window_array`` fast path of an extension, when it has one under another name than ``_window_array``
+_FAST_PATH_NAMES = {"_flatfit": "_window_array_clamped"}
+
+
+def _extensions() -> dict[str, tuple[str, ...]]:
+    """Every compiled extension -> the classes it defines, read off the algorithm cards: ``optimized/_<m>.pyx``
+    compiles ``reference/<m>.py`` (setup.py builds each ``optimized/_*.pyx``, optionally), so the class of a card
+    comes from the extension named after its reference module (SlickDequeInv/SlickDequeNonInv: ``_slickdeque``)."""
+    import swagkit.reference as reference
+    from swagkit.spec.algorithms import CARDS
+
+    table: dict[str, tuple[str, ...]] = {}
+    for card in CARDS:
+        if card.class_name in REFERENCE_ONLY:
+            continue
+        ext = "_" + getattr(reference, card.class_name).__module__.rpartition(".")[2]
+        if card.class_name not in table.get(ext, ()):
+            table[ext] = (*table.get(ext, ()), card.class_name)
+    return table
+
+
+#: every compiled extension -> the classes it defines (each also a class of swagkit.reference by that name)
+EXTENSIONS: dict[str, tuple[str, ...]] = _extensions()
 
 if TYPE_CHECKING:  # the stubs (``.pyi``) of the compiled classes give the static types
     from ._daba import DABA as DABA
     from ._daba_lite import DABALite as DABALite
-    from ._fiba import FiBA as FiBA, FiBALoop as FiBALoop
+    from ._fiba import FiBA as FiBA
+    from ._fiba import FiBALoop as FiBALoop
     from ._flatfat import FlatFAT as FlatFAT
     from ._flatfit import FlatFIT as FlatFIT
     from ._qdigest import QDigest as QDigest
     from ._reactive import ReactiveAggregator as ReactiveAggregator
-    from ._slickdeque import SlickDequeInv as SlickDequeInv, SlickDequeNonInv as SlickDequeNonInv
+    from ._slickdeque import SlickDequeInv as SlickDequeInv
+    from ._slickdeque import SlickDequeNonInv as SlickDequeNonInv
+    from ._subtract_on_evict import SubtractOnEvict as SubtractOnEvict
     from ._two_stacks import TwoStacks as TwoStacks
     from ._two_stacks_lite import TwoStacksLite as TwoStacksLite
     from ._value_division import ValueDivision as ValueDivision
@@ -83,15 +95,19 @@ _PURE_PYTHON_ASKED = os.environ.get("SWAGKIT_PUREPYTHON", "") not in ("", "0")
 #: why each missing extension could not be imported (empty when compiled, or when the fallback was asked for)
 FALLBACK_REASONS: dict[str, str] = {}
 
-for _ext, (_names, _fast_path) in EXTENSIONS.items():
+for _ext, _names in EXTENSIONS.items():
     try:
         if _PURE_PYTHON_ASKED:
             _classes = [_fallback.fallback_class(name) for name in _names]
         else:
             _module = importlib.import_module(f"{__name__}.{_ext}")
             _classes = [getattr(_module, name) for name in _names]
-            for _cls in _classes if _fast_path else ():
-                register_fast_path(_cls, getattr(_module, _fast_path))
+            _fast_path: Callable[[Any, Any, Any, int], Any] | None = getattr(
+                _module, _FAST_PATH_NAMES.get(_ext, "_window_array"), None
+            )
+            if _fast_path is not None:  # FlatFAT, FiBA and paper 004's structures have none
+                for _cls in _classes:
+                    register_fast_path(_cls, _fast_path)
     except ImportError as err:
         FALLBACK_REASONS[_ext] = str(err) or type(err).__name__
         _classes = [_fallback.fallback_class(name) for name in _names]
@@ -133,5 +149,13 @@ def qdigest_monoid(
     return _ref_qdigest_monoid(universe_bits, eps, digest_class if digest_class is not None else QDigest)
 
 
-__all__ = ["Recalc", "SlickRange", "qdigest_monoid", "window_array", "COMPILED", "FALLBACK_REASONS",
-           "PurePythonFallbackWarning", *(name for names, _ in EXTENSIONS.values() for name in names)]
+__all__ = [
+    "Recalc",
+    "SlickRange",
+    "qdigest_monoid",
+    "window_array",
+    "COMPILED",
+    "FALLBACK_REASONS",
+    "PurePythonFallbackWarning",
+    *(name for names in EXTENSIONS.values() for name in names),
+]

@@ -1,13 +1,15 @@
 """Type stub of the compiled DABA (paper 000 §5); see the ``.pyx`` for complexity and the paper reference."""
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from swagkit.spec.snapshots import DABAState
 
 from ._stub_bases import SWAGShell
 
 class DABA(SWAGShell[DABAState]):
-    """DABA (paper 000 §5), compiled; same API, snapshots, ``combine_count``, exception safety, re-entry guard and copy/pickle as ``swagkit.reference.DABA``."""
+    """DABA (paper 000 §5), compiled; same API, snapshots, ``combine_count``, exception safety, re-entry guard and
+    copy/pickle as ``swagkit.reference.DABA``."""
 
     @property
     def last_case(self) -> str:

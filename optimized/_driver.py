@@ -5,7 +5,8 @@
 from __future__ import annotations
 
 import array
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from swagkit.reference.driver import check_window
 

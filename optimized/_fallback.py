@@ -31,12 +31,16 @@ def fallback_class(name: str) -> type:
     if cls is None:
         base = getattr(_reference, name)
         paper = (sys.modules[base.__module__].__doc__ or "").split("\n\n")[0].strip()
-        cls = type(name, (base,), {
-            "__module__": __name__,
-            "__qualname__": name,
-            "__doc__": f"Pure-Python fallback (the reference class) of {paper}\n\n{base.__doc__}",
-            "_memory_bytes": _memory_bytes,
-        })
+        cls = type(
+            name,
+            (base,),
+            {
+                "__module__": __name__,
+                "__qualname__": name,
+                "__doc__": f"Pure-Python fallback (the reference class) of {paper}\n\n{base.__doc__}",
+                "_memory_bytes": _memory_bytes,
+            },
+        )
         globals()[name] = cls
     return cls
 
@@ -45,6 +49,6 @@ def __getattr__(name: str) -> type:
     """``_fallback.DABA`` and the like: the fallback of each class that a compiled extension defines."""
     from swagkit.optimized import EXTENSIONS  # late: this module is imported while that table is being loaded
 
-    if any(name in names for names, _ in EXTENSIONS.values()):
+    if any(name in names for names in EXTENSIONS.values()):
         return fallback_class(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

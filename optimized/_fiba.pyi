@@ -1,6 +1,7 @@
 """Type stub of the compiled FiBA (paper 003); see the ``.pyx`` for complexity and the paper references."""
 
-from typing import Any, Iterable, Self
+from collections.abc import Iterable
+from typing import Any, Self
 
 from swagkit.spec.monoid import Monoid
 from swagkit.spec.snapshots import FiBAState

@@ -1,7 +1,8 @@
 """Type stub of the compiled FlatFIT (papers 001 §2, 000 §7); see the ``.pyx`` for complexity, exception safety
 (strong) and the paper reference."""
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from swagkit.spec.snapshots import FlatFITState
 

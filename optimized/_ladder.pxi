@@ -23,7 +23,7 @@ from cython.operator cimport dereference as deref, preincrement as inc
 from swagkit.reference._guard import reentered as _reentered, restore as _restore
 from swagkit.reference._ladder import check_alpha as _check_alpha
 from swagkit.reference.qdigest import int_arg as _int_arg, real_arg as _real_arg
-from swagkit.spec.decay_input import check_advance, check_window
+from swagkit.spec.decay.input import check_advance, check_window
 
 DEF MAX_TOTAL = 4611686018427387904  # 2**62
 

@@ -1,8 +1,9 @@
 """Type stub of the compiled q-digest (paper 004 §3.1 box); see the ``.pyx`` for complexity."""
 
-from typing import Any, Iterable, Self
+from collections.abc import Iterable
+from typing import Any, Self
 
-from swagkit.spec.decay_snapshots import QDigestState
+from swagkit.spec.decay.snapshots import QDigestState
 
 from ._stub_bases import Sketch
 

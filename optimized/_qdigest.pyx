@@ -34,8 +34,8 @@ from swagkit.reference.qdigest import (
     int_arg as _int_arg,
     real_arg as _real_arg,
 )
-from swagkit.spec.decay_errors import IncompatibleSummaryError, MAX_TOTAL_WEIGHT
-from swagkit.spec.decay_input import (
+from swagkit.spec.decay.errors import IncompatibleSummaryError, MAX_TOTAL_WEIGHT
+from swagkit.spec.decay.input import (
     check_accuracy,
     check_bits,
     check_phi,
@@ -44,7 +44,7 @@ from swagkit.spec.decay_input import (
     check_value,
     check_weight,
 )
-from swagkit.spec.decay_snapshots import QDigestState
+from swagkit.spec.decay.snapshots import QDigestState
 
 DEF MAX_TOTAL = 4611686018427387904  # 2**62
 
@@ -110,7 +110,7 @@ q-digest over ``[0, 2**universe_bits)`` with rank error at most ``eps·N`` (pape
         qd_fold(self.d)
         return self.d.nodes.size()
 
-    def copy(self) -> "QDigest":
+    def copy(self) -> QDigest:
         """An independent copy. O(S)."""
         cdef QDigest c
         self._enter("copy")

@@ -22,7 +22,7 @@ from libc.math cimport exp, pow
 
 from swagkit.spec.decay import Decay as _Decay, ExponentialDecay as _Exp, NoDecay as _NoDecay
 from swagkit.spec.decay import PolynomialDecay as _Poly, SlidingWindowDecay as _Window
-from swagkit.spec.decay_errors import InvalidParameterError as _InvalidParameterError
+from swagkit.spec.decay.errors import InvalidParameterError as _InvalidParameterError
 
 ctypedef pair[int64_t, int64_t] Node       # (heap id, count), also (hi, count) in post-order lists
 

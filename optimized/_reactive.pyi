@@ -1,6 +1,7 @@
 """Type stub of the compiled Reactive Aggregator (paper 002 §5); see the ``.pyx`` for complexity."""
 
-from typing import Any, Iterable, Self
+from collections.abc import Iterable
+from typing import Any, Self
 
 from swagkit.spec.monoid import Monoid
 from swagkit.spec.nonfifo import Handle

@@ -1,7 +1,8 @@
 """Type stub of the compiled SlickDeque (paper 001 Algorithms 1 and 2); see the ``.pyx`` and
 ``swagkit.reference.slickdeque`` for semantics, complexity, exception safety (strong) and the paper reference."""
 
-from typing import Any, Iterable, Self
+from collections.abc import Iterable
+from typing import Any, Self
 
 from swagkit.spec.monoid import Monoid
 from swagkit.spec.snapshots import SlickDequeInvState, SlickDequeNonInvState

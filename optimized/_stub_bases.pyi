@@ -5,7 +5,8 @@ every such module has its own ``SWAGShell``; statically they are one class, gene
 other bases are not run-time classes at all: they list what several compiled classes offer alike.
 """
 
-from typing import Any, ClassVar, Generic, Iterable, Self, TypeVar
+from collections.abc import Iterable
+from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from swagkit.spec.monoid import Monoid
 

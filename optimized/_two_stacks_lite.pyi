@@ -1,13 +1,15 @@
 """Type stub of the compiled Two-Stacks Lite (paper 000 §4); see the ``.pyx`` for complexity and the paper reference."""
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from swagkit.spec.snapshots import TwoStacksLiteState
 
 from ._stub_bases import SWAGShell
 
 class TwoStacksLite(SWAGShell[TwoStacksLiteState]):
-    """Two-Stacks Lite (paper 000 §4), compiled; same API, snapshots, ``combine_count``, exception safety, re-entry guard and copy/pickle as ``swagkit.reference.TwoStacksLite``."""
+    """Two-Stacks Lite (paper 000 §4), compiled; same API, snapshots, ``combine_count``, exception safety, re-entry
+    guard and copy/pickle as ``swagkit.reference.TwoStacksLite``."""
 
 def _window_array(cls: Any, monoid: Any, values: Iterable[Any], window: int) -> Any:
     """Compiled ``window_array`` fast path: ``array.array`` ('d'/'q') for typed kinds, else a list."""

@@ -1,9 +1,10 @@
 """Type stub of the compiled value division (paper 004 §4.2); see the ``.pyx`` for complexity."""
 
-from typing import Any, Iterable, Self
+from collections.abc import Iterable
+from typing import Any, Self
 
 from swagkit.spec.decay import Decay
-from swagkit.spec.decay_snapshots import ValueDivisionState
+from swagkit.spec.decay.snapshots import ValueDivisionState
 
 from ._stub_bases import Sketch
 
@@ -36,6 +37,14 @@ class ValueDivision(Sketch[ValueDivisionState]):
     def intervals(self) -> list[tuple[int, int, int]]: ...
     @classmethod
     def _from_snapshot(
-        cls, monoid: Any, snapshot: Any, *, time_bits: int, value_bits: int, decay: Decay, theta: float, beta: float,
+        cls,
+        monoid: Any,
+        snapshot: Any,
+        *,
+        time_bits: int,
+        value_bits: int,
+        decay: Decay,
+        theta: float,
+        beta: float,
         maintained_len: int | None = ...,
     ) -> Self: ...

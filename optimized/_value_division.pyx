@@ -37,8 +37,8 @@ from swagkit.reference.value_division import (
     check_value_division_state as _check_value_division_state,
 )
 from swagkit.spec.decay import Decay
-from swagkit.spec.decay_bounds import value_division_error
-from swagkit.spec.decay_input import (
+from swagkit.spec.decay.bounds import value_division_error
+from swagkit.spec.decay.input import (
     check_accuracy,
     check_advance,
     check_bits,
@@ -50,7 +50,7 @@ from swagkit.spec.decay_input import (
     check_value,
     check_weight,
 )
-from swagkit.spec.decay_snapshots import QDigestState, SummaryState, ValueDivisionState
+from swagkit.spec.decay.snapshots import QDigestState, SummaryState, ValueDivisionState
 
 DEF MAX_TOTAL = 4611686018427387904  # 2**62
 

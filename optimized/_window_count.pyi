@@ -1,8 +1,9 @@
 """Type stub of the compiled sliding-window count (paper 004 §3.1); see the ``.pyx`` for complexity."""
 
-from typing import Any, Iterable, Self
+from collections.abc import Iterable
+from typing import Any, Self
 
-from swagkit.spec.decay_snapshots import WindowCountState
+from swagkit.spec.decay.snapshots import WindowCountState
 
 from ._stub_bases import TimeLevels
 

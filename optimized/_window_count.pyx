@@ -28,9 +28,9 @@ from libcpp.map cimport map as cmap
 from cython.operator cimport dereference as deref, preincrement as inc
 
 from swagkit.reference.window_count import check_count_state as _check_count_state
-from swagkit.spec.decay_bounds import window_count_alpha_min
-from swagkit.spec.decay_input import check_accuracy, check_bits, check_timestamp, check_total, check_weight
-from swagkit.spec.decay_snapshots import CountLevelState, WindowCountState
+from swagkit.spec.decay.bounds import window_count_alpha_min
+from swagkit.spec.decay.input import check_accuracy, check_bits, check_timestamp, check_total, check_weight
+from swagkit.spec.decay.snapshots import CountLevelState, WindowCountState
 
 
 cdef cppclass CountLevel:

@@ -1,9 +1,10 @@
 """Type stub of the compiled sliding-window quantiles (paper 004 §3.2-3.3, §4.1); see the ``.pyx``."""
 
-from typing import Any, Iterable, Self
+from collections.abc import Iterable
+from typing import Any, Self
 
 from swagkit.spec.decay import Decay
-from swagkit.spec.decay_snapshots import WindowQuantilesState
+from swagkit.spec.decay.snapshots import WindowQuantilesState
 
 from ._stub_bases import TimeLevels
 

@@ -38,8 +38,8 @@ from cython.operator cimport dereference as deref, preincrement as inc
 from swagkit.reference.qdigest import checked_size_bound as _checked_size_bound
 from swagkit.reference.window_quantiles import check_quantiles_state as _check_quantiles_state
 from swagkit.spec.decay import Decay
-from swagkit.spec.decay_bounds import window_quantiles_alpha_min
-from swagkit.spec.decay_input import (
+from swagkit.spec.decay.bounds import window_quantiles_alpha_min
+from swagkit.spec.decay.input import (
     check_accuracy,
     check_bits,
     check_phi,
@@ -49,7 +49,7 @@ from swagkit.spec.decay_input import (
     check_value,
     check_weight,
 )
-from swagkit.spec.decay_snapshots import QDigestState, RangeLevelState, RangeNodeState, WindowQuantilesState
+from swagkit.spec.decay.snapshots import QDigestState, RangeLevelState, RangeNodeState, WindowQuantilesState
 
 ctypedef pair[int64_t, int64_t] Key       # (timestamp, value) of Q_0
 ctypedef pair[int64_t, double] Ranged     # (hi, weight) for decayed answers

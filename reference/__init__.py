@@ -9,22 +9,29 @@ Paper 004's approximate structures over out-of-order streams take no monoid: :cl
 :class:`SlidingWindowQuantiles` (also any decay at query time) and :class:`ValueDivision`.
 """
 
-from .daba import DABA
-from .daba_lite import DABALite
-from .driver import window_array
-from .fiba import FiBA, FiBALoop
-from .flatfat import FlatFAT
-from .flatfit import FlatFIT
-from .reactive import ReactiveAggregator
-from .recalc import Recalc
-from .slickdeque import SlickDequeInv, SlickDequeNonInv, SlickRange
-from .two_stacks import TwoStacks
-from .two_stacks_lite import TwoStacksLite
-from .qdigest import QDigest, qdigest_monoid
-from .value_division import ValueDivision
-from .window_count import SlidingWindowCount
-from .window_quantiles import SlidingWindowQuantiles
+from types import ModuleType as _ModuleType
 
-__all__ = ["Recalc", "TwoStacks", "TwoStacksLite", "DABA", "DABALite", "SlickDequeInv", "SlickDequeNonInv", "SlickRange", "FlatFAT", "ReactiveAggregator", "FlatFIT", "window_array"]
-__all__ += ["FiBA", "FiBALoop"]
-__all__ += ["QDigest", "qdigest_monoid", "SlidingWindowCount", "SlidingWindowQuantiles", "ValueDivision"]
+# one line per algorithm module (the explicit ``as`` re-exports them under mypy --strict)
+from .daba import DABA as DABA
+from .daba_lite import DABALite as DABALite
+from .driver import window_array as window_array
+from .fiba import FiBA as FiBA
+from .fiba import FiBALoop as FiBALoop
+from .flatfat import FlatFAT as FlatFAT
+from .flatfit import FlatFIT as FlatFIT
+from .qdigest import QDigest as QDigest
+from .qdigest import qdigest_monoid as qdigest_monoid
+from .reactive import ReactiveAggregator as ReactiveAggregator
+from .recalc import Recalc as Recalc
+from .slickdeque import SlickDequeInv as SlickDequeInv
+from .slickdeque import SlickDequeNonInv as SlickDequeNonInv
+from .slickdeque import SlickRange as SlickRange
+from .subtract_on_evict import SubtractOnEvict as SubtractOnEvict
+from .two_stacks import TwoStacks as TwoStacks
+from .two_stacks_lite import TwoStacksLite as TwoStacksLite
+from .value_division import ValueDivision as ValueDivision
+from .window_count import SlidingWindowCount as SlidingWindowCount
+from .window_quantiles import SlidingWindowQuantiles as SlidingWindowQuantiles
+
+#: every class and function imported above (not the submodules, which importing them binds here too)
+__all__ = sorted(n for n, v in globals().items() if not n.startswith("_") and not isinstance(v, _ModuleType))

@@ -9,7 +9,8 @@ re-entry guard (:func:`~swagkit.reference._guard.guarded`), and bulk calls with 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Generic, Iterable, TypeVar
+from collections.abc import Iterable
+from typing import ClassVar, Generic, TypeVar
 
 from swagkit.spec.errors import EmptyWindowError
 from swagkit.spec.monoid import Monoid, as_monoid
@@ -110,4 +111,3 @@ class InOrderAggregator(Guarded, Generic[In, Agg, Out]):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.monoid.name}, n={len(self)})"
-

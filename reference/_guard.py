@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import functools
 import threading
-from typing import Any, Callable, ClassVar, Concatenate, ParamSpec, TypeVar
+from collections.abc import Callable
+from typing import Any, ClassVar, Concatenate, ParamSpec, TypeVar
 
 from swagkit.spec.errors import ReentrantCallError
 
@@ -57,8 +58,7 @@ def guarded(method: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P
     return run
 
 
-def restore(cls: Any, monoid: Any, params: dict[str, Any], snapshot: Any,
-            counts: int | dict[str, int] | None) -> Any:
+def restore(cls: Any, monoid: Any, params: dict[str, Any], snapshot: Any, counts: int | dict[str, int] | None) -> Any:
     """Rebuild a structure saved by :meth:`Guarded.__reduce__` (also the compiled classes' ``__reduce__``).
     ``counts`` is the ``combine_count``, or a dict of every work counter (FiBA's ``touched_count`` too), or None
     for structures that count no ⊗ (paper 004's)."""
@@ -101,7 +101,7 @@ class Guarded:
         return count
 
     def _saved(self) -> tuple[Any, ...]:
-        snapshot: Any = getattr(self, "snapshot")()
+        snapshot: Any = getattr(self, "snapshot")()  # noqa: B009 (every subclass defines it; this mixin does not)
         return (type(self), self._saved_monoid(), self._params(), snapshot, self._counts())
 
     def __reduce__(self) -> tuple[Any, ...]:

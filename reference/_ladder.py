@@ -36,9 +36,9 @@ from __future__ import annotations
 import heapq
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypedDict, TypeVar
 
-from swagkit.spec.decay_errors import MAX_TOTAL_WEIGHT, InvalidParameterError
-from swagkit.spec.decay_input import check_advance, check_int, check_window
-from swagkit.spec.decay_snapshots import node_range
+from swagkit.spec.decay.errors import MAX_TOTAL_WEIGHT, InvalidParameterError
+from swagkit.spec.decay.input import check_advance, check_int, check_window
+from swagkit.spec.decay.snapshots import node_range
 
 from ._guard import Guarded, guarded
 from .qdigest import _state_int, int_arg
@@ -46,7 +46,15 @@ from .qdigest import _state_int, int_arg
 if TYPE_CHECKING:
     from _typeshed import SupportsRichComparison
 
-__all__ = ["LadderFields", "Level", "TimeLadder", "compress_fixed_cap", "post_order_key", "check_alpha", "check_ladder_state"]
+__all__ = [
+    "LadderFields",
+    "Level",
+    "TimeLadder",
+    "compress_fixed_cap",
+    "post_order_key",
+    "check_alpha",
+    "check_ladder_state",
+]
 
 
 def compress_fixed_cap(nodes: dict[int, int], limit: int) -> list[tuple[int, int, int]]:

@@ -19,7 +19,8 @@ recursive object graph would exceed the recursion limit for large deques.
 
 from __future__ import annotations
 
-from typing import Any, Generic, Iterable, Iterator, TypeVar
+from collections.abc import Iterable, Iterator
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -31,7 +32,7 @@ __all__ = ["ChunkedDeque", "Ptr", "CHUNK"]
 class _Chunk:
     __slots__ = ("slots", "prev", "next", "seq")
 
-    def __init__(self, seq: int, prev: "_Chunk | None") -> None:
+    def __init__(self, seq: int, prev: _Chunk | None) -> None:
         self.slots: list[Any] = [None] * CHUNK
         self.prev = prev
         self.next: _Chunk | None = None
@@ -47,7 +48,7 @@ class Ptr:
         self.chunk = chunk
         self.slot = slot
 
-    def __add__(self, step: int) -> "Ptr":
+    def __add__(self, step: int) -> Ptr:
         if step != 1:
             raise ValueError("pointers only move by one step at a time (paper 000, Definition 1)")
         if self.slot + 1 < CHUNK:
@@ -56,7 +57,7 @@ class Ptr:
         assert nxt is not None, "increment past the end pointer"
         return Ptr(nxt, 0)
 
-    def __sub__(self, step: int) -> "Ptr":
+    def __sub__(self, step: int) -> Ptr:
         if step != 1:
             raise ValueError("pointers only move by one step at a time (paper 000, Definition 1)")
         if self.slot > 0:
@@ -192,7 +193,7 @@ class ChunkedDeque(Generic[T]):
         return list(self)
 
     @classmethod
-    def from_iterable(cls, values: Iterable[T]) -> "ChunkedDeque[T]":
+    def from_iterable(cls, values: Iterable[T]) -> ChunkedDeque[T]:
         """A deque holding ``values``, oldest first."""
         d: ChunkedDeque[T] = cls()
         for v in values:

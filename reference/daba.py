@@ -180,7 +180,7 @@ class DABA(InOrderAggregator[Any, Any, Any]):
         )
 
     @classmethod
-    def _from_snapshot(cls, monoid: Monoid[Any, Any, Any], snapshot: DABAState) -> "DABA":
+    def _from_snapshot(cls, monoid: Monoid[Any, Any, Any], snapshot: DABAState) -> DABA:
         """The aggregator whose :meth:`snapshot` is ``snapshot`` (copying and pickling; no ⊗ call)."""
         check_snapshot(snapshot)
         agg = cls(monoid)

@@ -157,7 +157,7 @@ class DABALite(InOrderAggregator[Any, Any, Any]):
         )
 
     @classmethod
-    def _from_snapshot(cls, monoid: Monoid[Any, Any, Any], snapshot: DABALiteState) -> "DABALite":
+    def _from_snapshot(cls, monoid: Monoid[Any, Any, Any], snapshot: DABALiteState) -> DABALite:
         """The aggregator whose :meth:`snapshot` is ``snapshot`` (copying and pickling; no ⊗ call)."""
         check_snapshot(snapshot)
         agg = cls(monoid)

@@ -8,7 +8,8 @@ static-window experiment (000 §7.1) as one call.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 
 def check_window(window: Any) -> int:

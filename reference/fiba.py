@@ -59,16 +59,17 @@ tree's height. Numpy scalars are accepted as timestamps (stored as the Python ``
 
 Counters: ``combine_count`` (⊗ calls, identity operands included, in the order below) and ``touched_count``
 (node visits: every node a search or a structural pass inspects, every aggregate recomputation and every node
-allocation), the machine-independent work the paper's bounds speak about. A node's aggregate is recomputed as the fold of its
-operands left to right (``k`` operands, ``k − 1`` ⊗); the one incremental shortcut is an in-order append to
-the right finger without a split (``Π↘ ⊗ v``), as the artifact's ``pushBackEntry``.
+allocation), the machine-independent work the paper's bounds speak about. A node's aggregate is recomputed as the fold
+of its operands left to right (``k`` operands, ``k − 1`` ⊗); the one incremental shortcut is an in-order append to the
+right finger without a split (``Π↘ ⊗ v``), as the artifact's ``pushBackEntry``.
 """
 
 from __future__ import annotations
 
 import numbers
 import operator
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from swagkit.spec.errors import BrokenAggregatorError, EmptyWindowError
 from swagkit.spec.fiba import split_pieces
@@ -216,8 +217,9 @@ def _snapshot_order(snapshot: Any, min_arity: int, algorithm: str) -> list[tuple
         seen.add(id(st))
         index = len(order)
         if not (type(st.times) is type(st.values) is type(st.children) is tuple):
-            raise TypeError(f"{algorithm}: malformed snapshot: node {index}'s times, values and children must be "
-                            "tuples")
+            raise TypeError(
+                f"{algorithm}: malformed snapshot: node {index}'s times, values and children must be tuples"
+            )
         if len(st.values) != len(st.times):
             raise bad(f"node {index} has {len(st.times)} times and {len(st.values)} values")
         a = len(st.times) + 1
@@ -284,8 +286,10 @@ def _snapshot_order(snapshot: Any, min_arity: int, algorithm: str) -> list[tuple
     if type(snapshot.size) is not int or snapshot.size != up[0]:
         raise bad(f"size {snapshot.size!r}, the tree holds {up[0]} entries")
     if snapshot.left_finger != leaves[0] or snapshot.right_finger != leaves[-1]:
-        raise bad(f"fingers {snapshot.left_finger!r}/{snapshot.right_finger!r}, the extreme leaves are "
-                  f"{leaves[0]}/{leaves[-1]}")
+        raise bad(
+            f"fingers {snapshot.left_finger!r}/{snapshot.right_finger!r}, the extreme leaves are "
+            f"{leaves[0]}/{leaves[-1]}"
+        )
     return order
 
 
@@ -317,7 +321,7 @@ class Node:
         """Non-root, non-spine nodes store Π↑ (003 §3.2); the others' aggregates involve their position."""
         return not (self.parent is None or self.left_spine or self.right_spine)
 
-    def child_index(self, child: "Node") -> int:
+    def child_index(self, child: Node) -> int:
         assert self.children is not None
         for i, c in enumerate(self.children):
             if c is child:
@@ -335,8 +339,16 @@ class _Event:
 
     __slots__ = ("seq", "target", "insert", "slot", "time", "value", "child")
 
-    def __init__(self, seq: int, target: Node, insert: bool, slot: int = 0, time: Any = None, value: Any = None,
-                 child: Node | None = None) -> None:
+    def __init__(
+        self,
+        seq: int,
+        target: Node,
+        insert: bool,
+        slot: int = 0,
+        time: Any = None,
+        value: Any = None,
+        child: Node | None = None,
+    ) -> None:
         self.seq = seq
         self.target = target
         self.insert = insert
@@ -786,13 +798,13 @@ class FiBA(Guarded):
                     extra += 1
                 node.times[i], node.values[i] = leaf.times.pop(), leaf.values.pop()
             self.touched_count += extra
-        top, hit_left, hit_right, climbed = self._rebalance_after_evict(leaf, leaf.left_spine, leaf.right_spine,
-                                                                        count_levels=True)
+        top, hit_left, hit_right, climbed = self._rebalance_after_evict(
+            leaf, leaf.left_spine, leaf.right_spine, count_levels=True
+        )
         # the node that held ``time`` changed too: climb at least up to it
         self._repair_aggs(top, hit_left, hit_right, climb=max(0, extra - climbed))
 
-    def _rebalance_after_evict(self, node: Node, hit_left: bool, hit_right: bool,
-                               count_levels: bool = False) -> Any:
+    def _rebalance_after_evict(self, node: Node, hit_left: bool, hit_right: bool, count_levels: bool = False) -> Any:
         """``rebalanceAfterEvict``: while ``node`` (not the root) underflows (a < μ), merge it with a sibling
         (the right one; the left one for a last child) when that has arity μ, else move one entry over through
         the parent. OR-ing both nodes' spine flags into the hits is the artifact's issue-#77 fix. Returns the top
@@ -1004,8 +1016,10 @@ class FiBA(Guarded):
                         self._merge_not_sibling(node, neighbor, ancestor, a)
                         skip_up_to = ancestor
                     top = ancestor
-            self._repair_left_spine_info(node if skip_up_to is None else neighbor,  # type: ignore[arg-type]
-                                         recurse=level == 0)
+            self._repair_left_spine_info(
+                node if skip_up_to is None else neighbor,  # type: ignore[arg-type]
+                recurse=level == 0,
+            )
         assert top is not None
         return top
 
@@ -1278,8 +1292,16 @@ class FiBA(Guarded):
                     children.append(old[e + 1])
         return times, values, children
 
-    def _bulk_split(self, node: Node, times: list[Any], values: list[Any], children: list[Node] | None, seq: int,
-                    nxt: list[_Event], tops: _Tops) -> None:
+    def _bulk_split(
+        self,
+        node: Node,
+        times: list[Any],
+        values: list[Any],
+        children: list[Node] | None,
+        seq: int,
+        nxt: list[_Event],
+        tops: _Tops,
+    ) -> None:
         """``bulkSplit`` (003 §5, Claim 1): cut the interleaved arity-p sequence into pieces of arity μ+1 and a
         last one of arity in [μ, 2μ]; ``node`` keeps the first piece (its identity, child 0 and left-spine flag),
         the others are new; each separator in between is promoted as an insertion treelet into the parent, right
@@ -1554,8 +1576,9 @@ class FiBA(Guarded):
         )
 
     @classmethod
-    def _from_snapshot(cls, monoid: Monoid[Any, Any, Any], snapshot: FiBAState,
-                       min_arity: int = DEFAULT_MIN_ARITY) -> "FiBA":
+    def _from_snapshot(
+        cls, monoid: Monoid[Any, Any, Any], snapshot: FiBAState, min_arity: int = DEFAULT_MIN_ARITY
+    ) -> FiBA:
         """The structure whose :meth:`snapshot` is ``snapshot`` (copying and pickling; no ⊗ call, O(n)). The
         snapshot's shape is checked first (:func:`_snapshot_order`): a malformed one raises ``TypeError`` or
         ``ValueError``; so does a value a typed kind refuses. Its aggregates are taken as they are."""

@@ -33,7 +33,8 @@ any change (see :mod:`swagkit.reference._guard`; FlatFAT is not thread-safe). Co
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from swagkit.spec.library import as_f64, as_i64
 from swagkit.spec.monoid import Monoid, as_monoid
@@ -66,8 +67,9 @@ def check_capacity(n: Any, what: str = "capacity", algorithm: str = "flatfat") -
     if not is_power_of_two(k):
         raise ValueError(f"{algorithm}: {what} must be a power of two ≥ 1, got {n!r}")
     if k > MAX_CAPACITY:
-        raise OverflowError(f"{algorithm}: {what} {k} exceeds the largest tree this machine can address "
-                            f"({MAX_CAPACITY} leaves)")
+        raise OverflowError(
+            f"{algorithm}: {what} {k} exceeds the largest tree this machine can address ({MAX_CAPACITY} leaves)"
+        )
     return k
 
 
@@ -278,7 +280,7 @@ class FlatFAT(Guarded):
         return FlatFATState(capacity=self.n, nodes=tuple(self.T))
 
     @classmethod
-    def _from_snapshot(cls, monoid: Monoid[Any, Any, Any], snapshot: FlatFATState) -> "FlatFAT":
+    def _from_snapshot(cls, monoid: Monoid[Any, Any, Any], snapshot: FlatFATState) -> FlatFAT:
         """The tree whose :meth:`snapshot` is ``snapshot`` (copying and pickling; no ⊕ call). The shape is
         validated (``ValueError``/``OverflowError``) and typed values like :meth:`update`'s."""
         n = check_capacity(snapshot.capacity)

@@ -228,7 +228,7 @@ class FlatFIT(InOrderAggregator[Any, Any, Any]):
         )
 
     @classmethod
-    def _from_snapshot(cls, monoid: Monoid[Any, Any, Any], snapshot: FlatFITState) -> "FlatFIT":
+    def _from_snapshot(cls, monoid: Monoid[Any, Any, Any], snapshot: FlatFITState) -> FlatFIT:
         """The aggregator whose :meth:`snapshot` is ``snapshot`` (copying and pickling; no ⊗ call); a snapshot
         :func:`check_snapshot` refuses raises ``TypeError``/``ValueError``."""
         s = check_snapshot(snapshot)

@@ -9,7 +9,7 @@ A q-digest over the universe ``[0, M)``, ``M = 2^b``, is a set of dyadic ranges 
 
 Rank ``r̂(q) = Σ{c(r) : hi(r) < q}`` satisfies ``r̂(q) <= r(q) <= r̂(q) + εN``: only non-leaf ranges straddling
 q can hide items below q, at most b of them, each ``<= γ``. Only P1 matters for accuracy; P2 bounds the size
-to ``4b/ε + 1`` ranges after compress (:func:`swagkit.spec.decay_bounds.qdigest_size_bound`).
+to ``4b/ε + 1`` ranges after compress (:func:`swagkit.spec.decay.bounds.qdigest_size_bound`).
 
 Where swagkit departs from the paper, and why:
 
@@ -39,7 +39,7 @@ correct digests of the same multiset have rank estimates within εN of each othe
 Robustness (issue 12), shared by paper 004's four structures (q-digest, window count, window quantiles, value
 division) in both implementations:
 
-* **Input** is validated completely before anything changes (:mod:`swagkit.spec.decay_input`); numpy integers
+* **Input** is validated completely before anything changes (:mod:`swagkit.spec.decay.input`); numpy integers
   (and any ``numbers.Integral`` but ``bool``) are accepted wherever an int is, numpy floats wherever a float
   parameter is (:func:`int_arg`, :func:`real_arg`). An ε so small that a derived size (the compress period
   ``4b/ε + 1``, a level budget α) would reach 2**62 is refused with ``InvalidParameterError``.
@@ -60,17 +60,18 @@ from __future__ import annotations
 import heapq
 import numbers
 import operator
+from collections.abc import Callable, Iterable
 from fractions import Fraction
-from typing import Any, Callable, ClassVar, Iterable
+from typing import Any, ClassVar
 
-from swagkit.spec.decay_bounds import qdigest_size_bound
-from swagkit.spec.decay_errors import (
+from swagkit.spec.decay.bounds import qdigest_size_bound
+from swagkit.spec.decay.errors import (
     MAX_TOTAL_WEIGHT,
     IncompatibleSummaryError,
     InputTypeError,
     InvalidParameterError,
 )
-from swagkit.spec.decay_input import (
+from swagkit.spec.decay.input import (
     check_accuracy,
     check_bits,
     check_phi,
@@ -79,7 +80,7 @@ from swagkit.spec.decay_input import (
     check_value,
     check_weight,
 )
-from swagkit.spec.decay_snapshots import QDigestState, node_range
+from swagkit.spec.decay.snapshots import QDigestState, node_range
 from swagkit.spec.monoid import Monoid
 
 from ._guard import Guarded, guarded, reentered
@@ -104,7 +105,7 @@ __all__ = [
 def int_arg(x: Any) -> Any:
     """``x`` as a plain ``int`` when it is an integer of another type (numpy's ``int64``, ``uint8`` …: any
     ``numbers.Integral`` but ``bool``, through ``__index__``); anything else unchanged, for the
-    :mod:`~swagkit.spec.decay_input` checks to accept (``int``) or refuse (``bool``, ``float`` …)."""
+    :mod:`~swagkit.spec.decay.input` checks to accept (``int``) or refuse (``bool``, ``float`` …)."""
     if type(x) is int or isinstance(x, bool) or not isinstance(x, numbers.Integral):
         return x
     try:
@@ -126,14 +127,16 @@ def real_arg(x: Any) -> Any:
 
 
 def checked_size_bound(bits: int, eps: float, what: str = "eps") -> int:
-    """The compress period ``⌊4b/ε + 1⌋`` of a q-digest (:func:`~swagkit.spec.decay_bounds.qdigest_size_bound`),
+    """The compress period ``⌊4b/ε + 1⌋`` of a q-digest (:func:`~swagkit.spec.decay.bounds.qdigest_size_bound`),
     refused with ``InvalidParameterError`` when it reaches 2**62 (an ε that small cannot be honoured with int64
     counts; ``eps/2`` of a subnormal ε is 0)."""
     if not eps > 0.0:
         raise InvalidParameterError(f"{what} = {eps!r} is too small: it must stay positive")
     n = qdigest_size_bound(bits, eps)
     if n >= MAX_TOTAL_WEIGHT:
-        raise InvalidParameterError(f"{what} = {eps!r} is too small: the size bound 4b/{what} + 1 must stay below 2**62")
+        raise InvalidParameterError(
+            f"{what} = {eps!r} is too small: the size bound 4b/{what} + 1 must stay below 2**62"
+        )
     return n
 
 
@@ -268,11 +271,11 @@ class QDigest(Guarded):
         return len(self._nodes)
 
     @guarded
-    def copy(self) -> "QDigest":
+    def copy(self) -> QDigest:
         """An independent copy. O(S)."""
         return self._copy()
 
-    def _copy(self) -> "QDigest":
+    def _copy(self) -> QDigest:
         c = type(self)(self._bits, self._eps)
         c._nodes = dict(self._nodes)
         c._total, c._pending = self._total, self._pending
@@ -282,7 +285,7 @@ class QDigest(Guarded):
         return {"universe_bits": self._bits, "eps": self._eps}
 
     @classmethod
-    def _from_snapshot(cls, monoid: Any, snapshot: Any, **params: Any) -> "QDigest":
+    def _from_snapshot(cls, monoid: Any, snapshot: Any, **params: Any) -> QDigest:
         """The digest whose :meth:`snapshot` is ``snapshot`` (copying and pickling; the shape is validated).
         ``params``: the constructor's (``universe_bits``, ``eps``)."""
         d = cls(**params)
@@ -297,7 +300,7 @@ class QDigest(Guarded):
     def insert(self, x: int, weight: int = 1) -> None:
         """QDINSERT: add ``weight`` copies of value ``x`` at its leaf. O(1) expected, amortized compress.
 
-        Raises :class:`~swagkit.spec.decay_errors.OutOfUniverseError`, ``NegativeWeightError``,
+        Raises :class:`~swagkit.spec.decay.errors.OutOfUniverseError`, ``NegativeWeightError``,
         ``InputTypeError`` or ``WeightOverflowError`` before changing anything; weight 0 changes nothing."""
         v = check_value(int_arg(x), self._bits)
         w = check_weight(int_arg(weight))
@@ -394,7 +397,7 @@ class QDigest(Guarded):
         self._total += total
         self._compress()
 
-    def _absorb(self, other: "QDigest") -> None:
+    def _absorb(self, other: QDigest) -> None:
         """Union of ``other``'s ranges into this digest, counts summed, **without** compress (the caller
         compresses once after absorbing several digests). Same universe and ε assumed."""
         for node, count in list(other._iter_nodes()):
@@ -462,7 +465,10 @@ class QDigest(Guarded):
         )
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(universe_bits={self._bits}, eps={self._eps!r}, total={self._total}, nodes={self.node_count()})"
+        return (
+            f"{type(self).__name__}(universe_bits={self._bits}, eps={self._eps!r}, total={self._total}, "
+            f"nodes={self.node_count()})"
+        )
 
     # -- helpers -------------------------------------------------------------------------------------------------
 

@@ -47,7 +47,8 @@ Capacities are checked against :data:`~swagkit.reference.flatfat.MAX_CAPACITY` b
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, TypeVar
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 from swagkit.spec.errors import EmptyWindowError
 from swagkit.spec.monoid import Monoid, as_monoid
@@ -119,7 +120,7 @@ class _Undo:
 
     __slots__ = ("T", "n", "sh", "where", "F", "span", "size", "next_handle", "saved")
 
-    def __init__(self, agg: "ReactiveAggregator") -> None:
+    def __init__(self, agg: ReactiveAggregator) -> None:
         self.T = agg.fat.T
         self.n = agg.fat.n
         self.sh = agg.slot_handle
@@ -480,7 +481,7 @@ class ReactiveAggregator(Guarded):
     @classmethod
     def _from_snapshot(
         cls, monoid: Monoid[Any, Any, Any], snapshot: ReactiveState, next_handle: int | None = None
-    ) -> "ReactiveAggregator":
+    ) -> ReactiveAggregator:
         """The aggregator whose :meth:`snapshot` is ``snapshot`` and whose next handle is ``next_handle``
         (default: one past the youngest live handle). Copying and pickling; no ⊕ call. The shape is validated
         (``ValueError``/``TypeError``), typed values like ``as_f64``/``as_i64``."""
@@ -720,8 +721,13 @@ class FifoReactiveAggregator(Guarded):
         for k in range(self.size):
             handles[(self.F + k) % self.cap] = first + k
         return ReactiveState(
-            capacity=self.cap, nodes=tuple(self.T), handles=tuple(handles), F=self.F, span=self.size,
-            size=self.size, min_capacity=self.min_capacity,
+            capacity=self.cap,
+            nodes=tuple(self.T),
+            handles=tuple(handles),
+            F=self.F,
+            span=self.size,
+            size=self.size,
+            min_capacity=self.min_capacity,
         )
 
     def _params(self) -> dict[str, Any]:
@@ -730,7 +736,7 @@ class FifoReactiveAggregator(Guarded):
     @classmethod
     def _from_snapshot(
         cls, monoid: Monoid[Any, Any, Any], snapshot: ReactiveState, next_handle: int | None = None
-    ) -> "FifoReactiveAggregator":
+    ) -> FifoReactiveAggregator:
         """The aggregator whose :meth:`snapshot` is ``snapshot`` (copying and pickling; no ⊕ call)."""
         cap, minc, handles = check_reactive_snapshot(snapshot, cls.algorithm)
         size = snapshot.size

@@ -45,7 +45,8 @@ from __future__ import annotations
 
 import sys
 from collections import deque
-from typing import Any, Callable, ClassVar, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any, ClassVar
 
 from swagkit.spec.errors import EmptyWindowError
 from swagkit.spec.library import as_f64, as_i64, max_monoid, min_monoid
@@ -217,7 +218,7 @@ class SlickDequeInv(InOrderAggregator[Any, Any, Any]):
         if self.capacity is None:
             return [self._fold(window)]
         n = len(window)
-        return [self._fold(window[max(n - r, 0):]) for r in self.ranges]
+        return [self._fold(window[max(n - r, 0) :]) for r in self.ranges]
 
     def _insert(self, v: Any) -> None:
         """Plain: ``agg ← agg ⊗ v`` (1 ⊗). Multi-query: Algorithm 1 lines 16–35 — for every range R,
@@ -241,7 +242,7 @@ class SlickDequeInv(InOrderAggregator[Any, Any, Any]):
             if refold:
                 window = self._window()
                 window.append(v)
-                new = self._refold(window[len(window) - n:])
+                new = self._refold(window[len(window) - n :])
             for r, a in zip(self.ranges, new):
                 self._answers[r] = a
             ring[cur] = v
@@ -269,8 +270,10 @@ class SlickDequeInv(InOrderAggregator[Any, Any, Any]):
             if self._n == 1:
                 new = [self._one for _ in self.ranges]
             else:
-                new = [self._otimes(self._inv(old), self._answers[r]) if r >= self._n else self._answers[r]
-                       for r in self.ranges]
+                new = [
+                    self._otimes(self._inv(old), self._answers[r]) if r >= self._n else self._answers[r]
+                    for r in self.ranges
+                ]
             refold = self._refold_due(n)
             if refold:
                 new = self._refold(self._window()[1:])
@@ -333,8 +336,12 @@ class SlickDequeInv(InOrderAggregator[Any, Any, Any]):
 
     def _params(self) -> dict[str, Any]:
         """The constructor's ranges and period, plus the drift counter and ``inverse_count`` (not in the snapshot)."""
-        return {"ranges": self.ranges, "recompute_every": self.recompute_every, "since": self._since,
-                "inverse_count": self.inverse_count}
+        return {
+            "ranges": self.ranges,
+            "recompute_every": self.recompute_every,
+            "since": self._since,
+            "inverse_count": self.inverse_count,
+        }
 
     @classmethod
     def _from_snapshot(
@@ -345,7 +352,7 @@ class SlickDequeInv(InOrderAggregator[Any, Any, Any]):
         recompute_every: int | None = None,
         since: int = 0,
         inverse_count: int = 0,
-    ) -> "SlickDequeInv":
+    ) -> SlickDequeInv:
         """The aggregator whose :meth:`snapshot` is ``snapshot`` (copying and pickling; no ⊗ call). A snapshot
         whose shape does not fit the ranges raises ``ValueError``/``TypeError``."""
         agg = cls(monoid, ranges, recompute_every=recompute_every)
@@ -545,7 +552,7 @@ class SlickDequeNonInv(InOrderAggregator[Any, Any, Any]):
     @classmethod
     def _from_snapshot(
         cls, monoid: Monoid[Any, Any, Any], snapshot: SlickDequeNonInvState, ranges: Iterable[int] | None = None
-    ) -> "SlickDequeNonInv":
+    ) -> SlickDequeNonInv:
         """The aggregator whose :meth:`snapshot` is ``snapshot`` (copying and pickling; no ⊗ call). A snapshot
         whose shape does not fit the ranges raises ``ValueError``/``TypeError``."""
         agg = cls(monoid, ranges)
@@ -579,7 +586,12 @@ def noninv_snapshot_shape(s: Any, ranges: tuple[int, ...]) -> list[tuple[int, An
     inserted = _nonneg_int(s.inserted, "inserted")
     nodes = list(s.nodes)
     cap = ranges[0] if ranges else None
-    if s.capacity != cap or tuple(s.ranges) != ranges or inserted < first or (cap is not None and inserted - first > cap):
+    if (
+        s.capacity != cap
+        or tuple(s.ranges) != ranges
+        or inserted < first
+        or (cap is not None and inserted - first > cap)
+    ):
         raise ValueError(f"slickdeque_noninv: not the snapshot of a SlickDeque (Non-Inv) with ranges {list(ranges)}")
     prev = first - 1
     for node in nodes:
@@ -630,7 +642,7 @@ class SlickRange(Guarded):
         self._init_guard()
 
     @classmethod
-    def _from_parts(cls, hi: Any, lo: Any) -> "SlickRange":
+    def _from_parts(cls, hi: Any, lo: Any) -> SlickRange:
         obj = cls.__new__(cls)
         obj.ranges = tuple(hi.ranges)
         obj.hi = hi
@@ -768,7 +780,7 @@ class SlickRange(Guarded):
         finally:
             self._lock.release()
 
-    def __copy__(self) -> "SlickRange":
+    def __copy__(self) -> SlickRange:
         import copy
 
         if not self._lock.acquire(blocking=False):

@@ -8,8 +8,9 @@ tuple stream into the plan's partials, and final aggregation by one SlickDeque a
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import replace
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from swagkit.spec.monoid import Monoid, as_monoid
 from swagkit.spec.slickdeque_plan import SharedPlan

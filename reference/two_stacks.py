@@ -80,7 +80,7 @@ class TwoStacks(InOrderAggregator[Any, Any, Any]):
         )
 
     @classmethod
-    def _from_snapshot(cls, monoid: Monoid[Any, Any, Any], snapshot: TwoStacksState) -> "TwoStacks":
+    def _from_snapshot(cls, monoid: Monoid[Any, Any, Any], snapshot: TwoStacksState) -> TwoStacks:
         """The aggregator whose :meth:`snapshot` is ``snapshot`` (copying and pickling; no ⊗ call)."""
         agg = cls(monoid)
         agg.F = [_Elem(val, a) for val, a in reversed(snapshot.front)]

@@ -103,7 +103,7 @@ class TwoStacksLite(InOrderAggregator[Any, Any, Any]):
         )
 
     @classmethod
-    def _from_snapshot(cls, monoid: Monoid[Any, Any, Any], snapshot: TwoStacksLiteState) -> "TwoStacksLite":
+    def _from_snapshot(cls, monoid: Monoid[Any, Any, Any], snapshot: TwoStacksLiteState) -> TwoStacksLite:
         """The aggregator whose :meth:`snapshot` is ``snapshot`` (copying and pickling; no ⊗ call)."""
         check_snapshot(snapshot)
         agg = cls(monoid)

@@ -44,12 +44,13 @@ Copies and pickles go by snapshot (:func:`check_value_division_state` validates 
 from __future__ import annotations
 
 import bisect
-from typing import Any, ClassVar, Iterable
+from collections.abc import Iterable
+from typing import Any, ClassVar
 
 from swagkit.spec.decay import Decay, ExponentialDecay, NoDecay, PolynomialDecay
-from swagkit.spec.decay_bounds import value_division_error
-from swagkit.spec.decay_errors import MAX_TOTAL_WEIGHT, InvalidParameterError
-from swagkit.spec.decay_input import (
+from swagkit.spec.decay.bounds import value_division_error
+from swagkit.spec.decay.errors import MAX_TOTAL_WEIGHT, InvalidParameterError
+from swagkit.spec.decay.input import (
     check_accuracy,
     check_advance,
     check_bits,
@@ -61,7 +62,7 @@ from swagkit.spec.decay_input import (
     check_value,
     check_weight,
 )
-from swagkit.spec.decay_snapshots import SummaryState, ValueDivisionState
+from swagkit.spec.decay.snapshots import SummaryState, ValueDivisionState
 
 from ._guard import Guarded, guarded
 from .qdigest import QDigest, _state_int, check_qdigest_state, checked_size_bound, int_arg, real_arg
@@ -93,11 +94,16 @@ def check_value_division_state(
     if not isinstance(state, ValueDivisionState):
         raise TypeError(f"snapshot: expected a ValueDivisionState, got {type(state).__name__}")
     if (state.time_bits, state.value_bits, state.theta, state.beta, state.decay) != (
-        time_bits, value_bits, theta, beta, decay_name
+        time_bits,
+        value_bits,
+        theta,
+        beta,
+        decay_name,
     ):
         raise ValueError(
             f"snapshot: parameters ({state.time_bits!r}, {state.value_bits!r}, {state.theta!r}, {state.beta!r}, "
-            f"{state.decay!r}) differ from the structure's ({time_bits}, {value_bits}, {theta!r}, {beta!r}, {decay_name!r})"
+            f"{state.decay!r}) differ from the structure's "
+            f"({time_bits}, {value_bits}, {theta!r}, {beta!r}, {decay_name!r})"
         )
     now = _state_int(state.now, 0, 1 << time_bits, "now")
     total = _state_int(state.total, 0, MAX_TOTAL_WEIGHT, "total")
@@ -127,6 +133,7 @@ def check_value_division_state(
     if len(out) >= 2 * ml + 8:
         raise ValueError(f"snapshot: {len(out)} summaries with maintained_len {ml}: maintenance overdue")
     return now, total, out, state.maintained, ml
+
 
 #: decays whose smoothness is a theorem (Definition 6), not a numeric observation
 _PROVEN_SMOOTH = (ExponentialDecay, PolynomialDecay, NoDecay)
@@ -204,15 +211,20 @@ class ValueDivision(Guarded):
         }
 
     @classmethod
-    def _from_snapshot(cls, monoid: Any, snapshot: Any, **params: Any) -> "ValueDivision":
+    def _from_snapshot(cls, monoid: Any, snapshot: Any, **params: Any) -> ValueDivision:
         """The structure whose :meth:`snapshot` is ``snapshot`` (copying and pickling; the shape is validated).
         ``params``: the constructor's (``time_bits``, ``value_bits``, ``decay``, ``theta``, ``beta``) and
         ``maintained_len`` (the summary count at the last maintenance; default: the current count)."""
         maintained_len = params.pop("maintained_len", None)
         obj = cls(**params)
         now, total, sums, maintained, ml = check_value_division_state(
-            snapshot, time_bits=obj._tbits, value_bits=obj._vbits, decay_name=obj._decay.name, theta=obj._theta,
-            beta=obj._beta, maintained_len=maintained_len,
+            snapshot,
+            time_bits=obj._tbits,
+            value_bits=obj._vbits,
+            decay_name=obj._decay.name,
+            theta=obj._theta,
+            beta=obj._beta,
+            maintained_len=maintained_len,
         )
         obj.now, obj._total, obj._maintained, obj._maintained_len = now, total, maintained, ml
         for lo, hi, (nodes, dtotal, pending) in sums:

@@ -21,7 +21,7 @@ Corrections to the paper (notes §3, §9):
   (variant A of notes §3.9), so each level is self-contained.
 * **Estimator direction** (§9 item 2): ``Σ{c(r) : l > τ}`` *under*-estimates; Eq. (1) states an over-estimate.
 * **Level budget** (§9 item 3): ``α = 9T/ε`` does not follow; the default is the provable
-  ``α = ⌈(8/ε + 7)·T + 1⌉`` (:func:`swagkit.spec.decay_bounds.window_count_alpha_min` has the proof sketch).
+  ``α = ⌈(8/ε + 7)·T + 1⌉`` (:func:`swagkit.spec.decay.bounds.window_count_alpha_min` has the proof sketch).
   Smaller α may be passed for experiments; the guarantee then lapses and the checker reports it.
 * **Ties at the cutoff**: Q_0 may keep part of the weight at ``τ_0``, so the fullness argument uses
   ``#{t_i >= τ_0} >= α`` (the paper's ``rr(τ_0)`` counts only ``> τ_0``).
@@ -49,11 +49,12 @@ pickles go by snapshot (:func:`check_count_state` validates it first).
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Iterable
+from collections.abc import Iterable
+from typing import Any, ClassVar
 
-from swagkit.spec.decay_bounds import window_count_alpha_min
-from swagkit.spec.decay_input import check_accuracy, check_bits, check_timestamp, check_total, check_weight
-from swagkit.spec.decay_snapshots import CountLevelState, WindowCountState
+from swagkit.spec.decay.bounds import window_count_alpha_min
+from swagkit.spec.decay.input import check_accuracy, check_bits, check_timestamp, check_total, check_weight
+from swagkit.spec.decay.snapshots import CountLevelState, WindowCountState
 
 from ._guard import guarded
 from ._ladder import Level, TimeLadder, check_ladder_state, compress_fixed_cap, post_order_key
@@ -127,7 +128,7 @@ class SlidingWindowCount(TimeLadder[int, Level]):
         return {"time_bits": self._tbits, "eps": self._eps, "alpha": self._alpha}
 
     @classmethod
-    def _from_snapshot(cls, monoid: Any, snapshot: Any, **params: Any) -> "SlidingWindowCount":
+    def _from_snapshot(cls, monoid: Any, snapshot: Any, **params: Any) -> SlidingWindowCount:
         """The structure whose :meth:`snapshot` is ``snapshot`` (copying and pickling; the shape is validated).
         ``params``: the constructor's (``time_bits``, ``eps``, ``alpha``)."""
         obj = cls(**params)

@@ -37,7 +37,7 @@ every range (merged along in compress, dropped on discard).
 
 Corrections (notes §4.2, §9): the paper's ``α = (3/ε)·T`` does not follow from its own argument with
 ``γ(j) = 2^(j-1)``; the default is the provable ``α = ⌈(16/ε + 7)·T + 1⌉``
-(:func:`swagkit.spec.decay_bounds.window_quantiles_alpha_min`). The buffer is counted (variant A), windows are
+(:func:`swagkit.spec.decay.bounds.window_quantiles_alpha_min`). The buffer is counted (variant A), windows are
 strict, ranks strict (``rank(x)`` counts values ``< x``; Definition 5's ``<= x`` is ``rank(x + 1)``).
 
 Complexity: update O(J) plus amortized compress; space O(α·J) time-wise ranges, each with a digest of at most
@@ -54,12 +54,13 @@ structure gets ``ReentrantCallError`` before anything changes. Copies and pickle
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any, ClassVar
 
 from swagkit.spec.decay import Decay
-from swagkit.spec.decay_bounds import window_quantiles_alpha_min
-from swagkit.spec.decay_errors import InvalidParameterError
-from swagkit.spec.decay_input import (
+from swagkit.spec.decay.bounds import window_quantiles_alpha_min
+from swagkit.spec.decay.errors import InvalidParameterError
+from swagkit.spec.decay.input import (
     check_accuracy,
     check_bits,
     check_phi,
@@ -69,7 +70,7 @@ from swagkit.spec.decay_input import (
     check_value,
     check_weight,
 )
-from swagkit.spec.decay_snapshots import RangeLevelState, RangeNodeState, WindowQuantilesState, node_range
+from swagkit.spec.decay.snapshots import RangeLevelState, RangeNodeState, WindowQuantilesState, node_range
 
 from ._guard import guarded
 from ._ladder import Level, TimeLadder, check_ladder_state, compress_fixed_cap
@@ -91,7 +92,11 @@ def check_quantiles_state(state: Any, time_bits: int, value_bits: int, eps: floa
     node ``(id, count, digest)`` with its value digest's ``(nodes, total, pending)`` (total = count).
     ``TypeError``/``ValueError`` for a malformed snapshot."""
     now, total, tau0, pending, heads = check_ladder_state(
-        state, WindowQuantilesState, time_bits=time_bits, eps=eps, alpha=alpha,
+        state,
+        WindowQuantilesState,
+        time_bits=time_bits,
+        eps=eps,
+        alpha=alpha,
         gamma_shift=SlidingWindowQuantiles.GAMMA_SHIFT,
     )
     if state.value_bits != value_bits:
@@ -183,7 +188,7 @@ class SlidingWindowQuantiles(TimeLadder[tuple[int, int], _RangeLevel]):
         return {"time_bits": self._tbits, "value_bits": self._vbits, "eps": self._eps, "alpha": self._alpha}
 
     @classmethod
-    def _from_snapshot(cls, monoid: Any, snapshot: Any, **params: Any) -> "SlidingWindowQuantiles":
+    def _from_snapshot(cls, monoid: Any, snapshot: Any, **params: Any) -> SlidingWindowQuantiles:
         """The structure whose :meth:`snapshot` is ``snapshot`` (copying and pickling; the shape is validated).
         ``params``: the constructor's (``time_bits``, ``value_bits``, ``eps``, ``alpha``)."""
         obj = cls(**params)
@@ -231,7 +236,9 @@ class SlidingWindowQuantiles(TimeLadder[tuple[int, int], _RangeLevel]):
     @guarded
     def node_count(self) -> int:
         """Space in the paper's unit: Q_0 entries, time-wise ranges and the ranges of all value digests."""
-        return len(self._q0) + sum(len(lv.nodes) + sum(d.node_count() for d in lv.digests.values()) for lv in self._levels)
+        return len(self._q0) + sum(
+            len(lv.nodes) + sum(d.node_count() for d in lv.digests.values()) for lv in self._levels
+        )
 
     # -- updates -------------------------------------------------------------------------------------------------
 
