@@ -8,7 +8,8 @@ Select with ``HYPOTHESIS_PROFILE=ci``.
 from __future__ import annotations
 
 import os
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from hypothesis import settings

@@ -7,14 +7,15 @@ of them.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import pytest
 
 import swagkit.optimized as opt
 import swagkit.reference as ref
 from swagkit.optimized import _fallback
-from swagkit.spec.decay_streams import Arrival
+from swagkit.spec.decay.streams import Arrival
 
 IMPLS: dict[str, Any] = {"reference": ref, "optimized": opt, "fallback": _fallback}
 IMPL_IDS = list(IMPLS)
@@ -24,8 +25,15 @@ def impl_class(impl: str, name: str) -> Any:
     return getattr(IMPLS[impl], name)
 
 
-def drive(structure: Any, arrivals: Iterable[Arrival], oracle: Any = None, *, values: bool = True,
-          every: int = 0, on_check: Callable[[int], None] | None = None) -> None:
+def drive(
+    structure: Any,
+    arrivals: Iterable[Arrival],
+    oracle: Any = None,
+    *,
+    values: bool = True,
+    every: int = 0,
+    on_check: Callable[[int], None] | None = None,
+) -> None:
     """Feed arrivals (advance + insert) to ``structure`` and ``oracle``; call ``on_check(i)`` every ``every``."""
     for i, a in enumerate(arrivals):
         if a.now != structure.now:
@@ -42,7 +50,9 @@ def drive(structure: Any, arrivals: Iterable[Arrival], oracle: Any = None, *, va
             on_check(i)
 
 
-def refuses_and_keeps(structure: Any, action: Callable[[], Any], error: type[BaseException], builtin: type[BaseException]) -> None:
+def refuses_and_keeps(
+    structure: Any, action: Callable[[], Any], error: type[BaseException], builtin: type[BaseException]
+) -> None:
     """``action`` raises ``error`` (also a ``builtin``) and the snapshot is unchanged."""
     before = structure.snapshot()
     with pytest.raises(error) as info:

@@ -44,7 +44,7 @@ class MergeSeparatorLast(FiBA):
 
     def _merge(self, parent: Node, i: int) -> None:
         assert parent.children is not None
-        left, right = parent.children[i], parent.children[i + 1]
+        right = parent.children[i + 1]
         sep: Any = (parent.times[i], parent.values[i])
         right.times.append(sep[0])
         right.values.append(sep[1])

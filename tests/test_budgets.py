@@ -92,7 +92,9 @@ def _fixup_cost_per_cycle(cls: type, pattern: str, seed: int = 0) -> list[Fracti
     return averages[1:]  # the first cycle may have started mid-way
 
 
-@pytest.mark.parametrize(("cls", "per_fixup"), [(swagkit.reference.DABA, Fraction(3, 2)), (swagkit.reference.DABALite, 1)])
+@pytest.mark.parametrize(
+    ("cls", "per_fixup"), [(swagkit.reference.DABA, Fraction(3, 2)), (swagkit.reference.DABALite, 1)]
+)
 @pytest.mark.parametrize("pattern", ["insert", "static", "random"])
 def test_average_per_flip_cycle_is_exact(cls: type, per_fixup: Fraction, pattern: str) -> None:
     """000 Theorems 5.2/6.2: over a flip cycle, shrink and shift steps are equally many, so a fixup costs
@@ -130,8 +132,12 @@ def test_two_stacks_evict_is_amortized_one(impl: types.ModuleType, cls: str) -> 
 def test_space_claims(impl: types.ModuleType, algorithm: str) -> None:
     """Stored partial aggregates: 2n, n+1, 2n, n+2."""
     agg = getattr(impl, ALGORITHMS[algorithm])(matrix2x2())
-    formula = {"two_stacks": lambda n: 2 * n, "two_stacks_lite": lambda n: n + 1,
-               "daba": lambda n: 2 * n, "daba_lite": lambda n: n + 2}[algorithm]
+    formula = {
+        "two_stacks": lambda n: 2 * n,
+        "two_stacks_lite": lambda n: n + 1,
+        "daba": lambda n: 2 * n,
+        "daba_lite": lambda n: n + 2,
+    }[algorithm]
     for i in range(50):
         agg.insert((1, i, 0, 1))
         assert stored_aggregates(agg.snapshot()) == formula(len(agg))

@@ -6,7 +6,8 @@ import os
 import shlex
 import subprocess
 import sys
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -18,16 +19,30 @@ TINY = ["--examples", "4", "--steps", "12", "--jobs", "1"]
 
 
 def test_verify_tiny_configuration(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["verify", "--no-spark", "--algorithm", "daba", "two_stacks", "--monoid", "string_concat",
-                 "--implementation", "reference", *TINY])
+    code = main(
+        [
+            "verify",
+            "--no-spark",
+            "--algorithm",
+            "daba",
+            "two_stacks",
+            "--monoid",
+            "string_concat",
+            "--implementation",
+            "reference",
+            *TINY,
+        ]
+    )
     out, err = capsys.readouterr()
     assert code == 0, out + err
     header = out.splitlines()[0].split()
     assert header == ["algorithm", "monoid", "impl", "examples", "steps", "result", "time"]
     rows = [ln.split() for ln in out.splitlines()[1:4]]
     assert rows[0][:3] == ["laws", "string_concat", "-"] and rows[0][5] == "ok"
-    assert [r[:3] for r in rows[1:]] == [["daba", "string_concat", "reference"],  # in the order asked for
-                                        ["two_stacks", "string_concat", "reference"]]
+    assert [r[:3] for r in rows[1:]] == [
+        ["daba", "string_concat", "reference"],  # in the order asked for
+        ["two_stacks", "string_concat", "reference"],
+    ]
     assert all(r[5] == "ok" and int(r[3]) >= 4 and int(r[4]) > 0 for r in rows[1:])
     assert "OK: 2 combinations and 1 monoid law sets passed" in out
     assert "2 combinations" in err and "[3/3]" in err  # progress on stderr
@@ -63,11 +78,23 @@ class _FlipNotAtomic(TwoStacks):
 
 def test_verify_catches_a_structure_a_raising_combine_leaves_wrong(capsys: pytest.CaptureFixture[str]) -> None:
     """The machines' ``combine_raises`` rule: a transient fault inside ⊗ must not lead to a wrong answer."""
-    info = registry.AlgorithmInfo("flip_not_atomic", "_FlipNotAtomic", "planted (test only)", "-",
-                                  checker="two_stacks", budget="two_stacks")
+    info = registry.AlgorithmInfo(
+        "flip_not_atomic", "_FlipNotAtomic", "planted (test only)", "-", checker="two_stacks", budget="two_stacks"
+    )
     with registry.registered(info, {"reference": _FlipNotAtomic}):
-        code = main(["verify", "--no-spark", "--algorithm", "flip_not_atomic", "--monoid", "string_concat",
-                     "--no-laws", "--jobs", "1"])  # the defaults find it
+        code = main(
+            [
+                "verify",
+                "--no-spark",
+                "--algorithm",
+                "flip_not_atomic",
+                "--monoid",
+                "string_concat",
+                "--no-laws",
+                "--jobs",
+                "1",
+            ]
+        )  # the defaults find it
     out = capsys.readouterr().out
     assert code == 1, out
     assert "raising InjectedFault" in out and "combine_raises" in out
@@ -75,15 +102,34 @@ def test_verify_catches_a_structure_a_raising_combine_leaves_wrong(capsys: pytes
 
 @pytest.fixture
 def broken() -> Iterator[str]:
-    info = registry.AlgorithmInfo("broken_two_stacks", "_BrokenTwoStacks", "broken (test only)", "-",
-                                  checker="two_stacks", budget="two_stacks")
+    info = registry.AlgorithmInfo(
+        "broken_two_stacks", "_BrokenTwoStacks", "broken (test only)", "-", checker="two_stacks", budget="two_stacks"
+    )
     with registry.registered(info, {"reference": _BrokenTwoStacks}):
         yield info.id
 
 
 def _verify_broken(seed: int, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    code = main(["verify", "--no-spark", "--algorithm", "broken_two_stacks", "--monoid", "string_concat", "max_count",
-                 "--no-laws", "--examples", "30", "--steps", "30", "--seed", str(seed), "--jobs", "1"])
+    code = main(
+        [
+            "verify",
+            "--no-spark",
+            "--algorithm",
+            "broken_two_stacks",
+            "--monoid",
+            "string_concat",
+            "max_count",
+            "--no-laws",
+            "--examples",
+            "30",
+            "--steps",
+            "30",
+            "--seed",
+            str(seed),
+            "--jobs",
+            "1",
+        ]
+    )
     return code, capsys.readouterr().out
 
 
@@ -101,7 +147,7 @@ def test_failure_exits_nonzero_with_replayable_counterexample(broken: str, capsy
     argv = shlex.split(reproduce[0].removeprefix("reproduce: "))
     assert argv[:2] == ["swagkit", "verify"] and "--seed" in argv
     # the printed command replays the very same shrunk counterexample
-    first = out[out.index("=== FAIL"):out.index("reproduce: ")]
+    first = out[out.index("=== FAIL") : out.index("reproduce: ")]
     assert main(argv[1:]) == 1
     again = capsys.readouterr().out
     assert first in again
@@ -112,15 +158,36 @@ def test_same_seed_same_run(broken: str, capsys: pytest.CaptureFixture[str]) -> 
     _, b = _verify_broken(3, capsys)
 
     def strip_times(text: str) -> list[str]:
-        return [" ".join(w for w in ln.split() if not w.endswith("s") or not w[:-1].replace(".", "").isdigit())
-                for ln in text.splitlines() if "passed in" not in ln and "tasks failed" not in ln]
+        return [
+            " ".join(w for w in ln.split() if not w.endswith("s") or not w[:-1].replace(".", "").isdigit())
+            for ln in text.splitlines()
+            if "passed in" not in ln and "tasks failed" not in ln
+        ]
 
     assert strip_times(a) == strip_times(b)
 
 
 def test_parallel_jobs(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["verify", "--no-spark", "--algorithm", "daba_lite", "--monoid", "max_count", "string_concat",
-                 "--implementation", "reference", "--no-laws", "--examples", "3", "--steps", "10", "--jobs", "2"])
+    code = main(
+        [
+            "verify",
+            "--no-spark",
+            "--algorithm",
+            "daba_lite",
+            "--monoid",
+            "max_count",
+            "string_concat",
+            "--implementation",
+            "reference",
+            "--no-laws",
+            "--examples",
+            "3",
+            "--steps",
+            "10",
+            "--jobs",
+            "2",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     rows = [ln.split()[:3] for ln in out.splitlines()[1:3]]
@@ -134,19 +201,43 @@ def test_quick_laws_only(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_skips_are_noted(capsys: pytest.CaptureFixture[str]) -> None:
-    info = registry.AlgorithmInfo("needs_inverse", "DABA", "t", "-", checker="daba", budget="daba",
-                                  requires=("invertible",))
+    info = registry.AlgorithmInfo(
+        "needs_inverse", "DABA", "t", "-", checker="daba", budget="daba", requires=("invertible",)
+    )
     from swagkit.reference import DABA
 
     with registry.registered(info, {"reference": DABA}):
-        code = main(["verify", "--no-spark", "--algorithm", "needs_inverse", "--monoid", "string_concat", "--no-laws",
-                     "--implementation", "reference", *TINY])
+        code = main(
+            [
+                "verify",
+                "--no-spark",
+                "--algorithm",
+                "needs_inverse",
+                "--monoid",
+                "string_concat",
+                "--no-laws",
+                "--implementation",
+                "reference",
+                *TINY,
+            ]
+        )
     out = capsys.readouterr().out
     assert code == 3  # explicitly requested implementation ran nothing
     code = 0
     with registry.registered(info, {"reference": DABA}):
-        code = main(["verify", "--no-spark", "--algorithm", "needs_inverse", "--monoid", "string_concat", "sum", "--no-laws",
-                     *TINY])
+        code = main(
+            [
+                "verify",
+                "--no-spark",
+                "--algorithm",
+                "needs_inverse",
+                "--monoid",
+                "string_concat",
+                "sum",
+                "--no-laws",
+                *TINY,
+            ]
+        )
     out = capsys.readouterr().out
     assert code == 0
     skipped = len(registry.available_implementations("daba"))  # string_concat, once per implementation
@@ -187,8 +278,9 @@ def test_list(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_python_dash_m() -> None:
     env = dict(os.environ)
-    result = subprocess.run([sys.executable, "-m", "swagkit.verify", "--help"], capture_output=True, text=True,
-                            env=env, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "swagkit.verify", "--help"], capture_output=True, text=True, env=env, check=False
+    )
     assert result.returncode == 0
     assert "usage: swagkit" in result.stdout and "verify" in result.stdout
 
@@ -196,8 +288,25 @@ def test_python_dash_m() -> None:
 @pytest.mark.spark
 def test_verify_runs_the_spark_differential_stage(spark: Any, capsys: pytest.CaptureFixture[str]) -> None:
     """The main job's Spark part (embedded local Spark): reference vs optimized vs model on Spark workers."""
-    code = main(["verify", "--algorithm", "daba_lite", "two_stacks", "--monoid", "string_concat", "sum_i64",
-                 "--no-laws", "--quick", "--jobs", "1", "--spark-seeds", "2", "--spark-steps", "300"])
+    code = main(
+        [
+            "verify",
+            "--algorithm",
+            "daba_lite",
+            "two_stacks",
+            "--monoid",
+            "string_concat",
+            "sum_i64",
+            "--no-laws",
+            "--quick",
+            "--jobs",
+            "1",
+            "--spark-seeds",
+            "2",
+            "--spark-steps",
+            "300",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     assert "OK: spark differential, 8 runs, 2,400 operations" in out
@@ -211,15 +320,16 @@ def test_spark_stage_covers_paper_004_and_the_merge_run(spark: Any) -> None:
 
     from swagkit.verify.cli import build_parser, spark_stage
 
-    args = build_parser().parse_args(["verify", "--algorithm", "qdigest", "window_quantiles", "--spark-seeds", "1",
-                                      "--spark-steps", "200"])
+    args = build_parser().parse_args(
+        ["verify", "--algorithm", "qdigest", "window_quantiles", "--spark-seeds", "1", "--spark-steps", "200"]
+    )
     out, err = io.StringIO(), io.StringIO()
     assert spark_stage(args, out, err) == 0, out.getvalue()
     text = out.getvalue()
     assert "OK: spark differential, 2 runs" in text and "0 ⊗ calls compared" in text
-    from swagkit.spec.decay_bounds import qdigest_size_bound
+    from swagkit.spec.decay.bounds import qdigest_size_bound
 
-    assert "OK: spark q-digest merge, 1 run(s) of 4,000 items" in text
+    assert "OK: spark qdigest merge, 1 run(s) of 4,000 items" in text
     assert f"(bound {qdigest_size_bound(10, 0.05)})" in text
     assert "; optimized merge == reference merge (" in text
 
@@ -234,8 +344,9 @@ def test_verify_crosshair_stage(capsys: pytest.CaptureFixture[str]) -> None:
     assert "crosshair: no counterexample" in out and "crosshair: contracts of swagkit.verify.symbolic" in err
 
 
-def test_verify_crosshair_stage_reports_a_counterexample(monkeypatch: pytest.MonkeyPatch,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_verify_crosshair_stage_reports_a_counterexample(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A counterexample from CrossHair fails the run (exit 1) and its report is printed."""
     report = "symbolic.py:99: error: false when calling agrees_fiba(3) (which returns False)\n"
 
@@ -260,11 +371,30 @@ def test_verify_catches_an_out_of_order_structure_that_forgets_a_raising_combine
         from planted_bugs import ForgetsFailedCombine
     finally:
         sys.path.pop(0)
-    info = registry.AlgorithmInfo("fiba_forgets", "ForgetsFailedCombine", "planted (test only)", "-",
-                                  kind="out_of_order", checker="fiba", budget="fiba", params={"min_arity": 2})
+    info = registry.AlgorithmInfo(
+        "fiba_forgets",
+        "ForgetsFailedCombine",
+        "planted (test only)",
+        "-",
+        kind="out_of_order",
+        checker="fiba",
+        budget="fiba",
+        params={"min_arity": 2},
+    )
     with registry.registered(info, {"reference": ForgetsFailedCombine}):
-        code = main(["verify", "--no-spark", "--algorithm", "fiba_forgets", "--monoid", "string_concat",
-                     "--no-laws", "--jobs", "1"])
+        code = main(
+            [
+                "verify",
+                "--no-spark",
+                "--algorithm",
+                "fiba_forgets",
+                "--monoid",
+                "string_concat",
+                "--no-laws",
+                "--jobs",
+                "1",
+            ]
+        )
     out = capsys.readouterr().out
     assert code == 1, out
     assert "state.combine_raises(" in out and "violated" in out  # the stale aggregates, in the shrunk program

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import copy
 import pickle
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
-
 from hardening import CASES_BY_ID, TEST_MONOIDS, Case, apply
+
 from swagkit.spec.library import max_i64, sum_f64
 from swagkit.spec.monoid import Monoid
 
@@ -91,7 +92,7 @@ def test_round_trip_keeps_state_and_independence(case: Case, how: str) -> None:
 def test_large_window_pickles_flat(case: Case) -> None:
     """10^5 values: a structure's own object graph (linked chunks) would exceed the recursion limit. (Monoids
     with O(1)-size aggregates: string concatenation would make this quadratic.)"""
-    for factory, values in reversed(TEST_MONOIDS):
+    for factory, values in reversed(TEST_MONOIDS):  # noqa: B007 (the break keeps the pair)
         m = factory()
         if case.info.supports(m):
             break

@@ -23,9 +23,19 @@ TESTS = Path(__file__).resolve().parent
 def _crosshair(target: str, timeout: int) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [str(TESTS), os.environ.get("PYTHONPATH", "")] if p))
     return subprocess.run(
-        [sys.executable, "-m", "crosshair", "check", "--analysis_kind=PEP316",
-         f"--per_condition_timeout={timeout}", target],
-        capture_output=True, text=True, env=env, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "crosshair",
+            "check",
+            "--analysis_kind=PEP316",
+            f"--per_condition_timeout={timeout}",
+            target,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
     )
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -13,8 +14,8 @@ from swagkit.spec.errors import BudgetExceeded, EmptyWindowError, InvariantViola
 from swagkit.spec.library import string_concat, sum_i64, sum_monoid
 from swagkit.spec.snapshots import RecalcState
 from swagkit.verify import CheckedAggregator, checked, registry
-from swagkit.verify.debug import ENV_VAR, check_enabled
 from swagkit.verify.errors import BudgetExceededAt, InvariantViolationAt, ModelMismatchAt
+from swagkit.verify.registry import ENV_VAR, check_enabled
 
 BUILTIN = ["recalc", "two_stacks", "two_stacks_lite", "daba", "daba_lite"]
 

@@ -9,7 +9,7 @@ from fractions import Fraction
 import pytest
 
 from swagkit.spec.decay import Decay, ExponentialDecay, NoDecay, PolynomialDecay, SlidingWindowDecay, UserDecay
-from swagkit.spec.decay_bounds import (
+from swagkit.spec.decay.bounds import (
     CONTRACTS,
     qdigest_merge_limit,
     value_division_summary_bound,
@@ -17,7 +17,7 @@ from swagkit.spec.decay_bounds import (
     window_level_need,
     window_quantiles_alpha_min,
 )
-from swagkit.spec.decay_errors import (
+from swagkit.spec.decay.errors import (
     ClockError,
     FutureTimestampError,
     InputTypeError,
@@ -26,8 +26,8 @@ from swagkit.spec.decay_errors import (
     OutOfUniverseError,
     WeightOverflowError,
 )
-from swagkit.spec.decay_oracle import ExactStream, RankProfile, heavy_hitters_violation, quantile_violation
-from swagkit.spec.decay_streams import GENERATORS, generate, to_oracle
+from swagkit.spec.decay.oracle import ExactStream, RankProfile, heavy_hitters_violation, quantile_violation
+from swagkit.spec.decay.streams import GENERATORS, generate, to_oracle
 from swagkit.spec.errors import SwagkitError
 
 

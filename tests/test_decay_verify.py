@@ -10,25 +10,30 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from decay_helpers import drive
 
 import swagkit.optimized as opt
 import swagkit.reference as ref
-from decay_helpers import drive
 from swagkit.reference.qdigest import QDigest
 from swagkit.reference.value_division import ValueDivision
 from swagkit.reference.window_count import SlidingWindowCount
 from swagkit.reference.window_quantiles import SlidingWindowQuantiles
 from swagkit.spec.decay import PolynomialDecay
-from swagkit.spec.decay_streams import generate
+from swagkit.spec.decay.streams import generate
 from swagkit.verify import checked, registry
 from swagkit.verify.cli import main
-from swagkit.verify.decay_debug import CheckedQDigest, CheckedWindowStructure, checked_decay
 from swagkit.verify.errors import InvariantViolationAt, ModelMismatchAt
+from swagkit.verify.kinds.sketch import CheckedQDigest
+from swagkit.verify.kinds.time_decayed import CheckedWindowStructure
 from swagkit.verify.machine import run_machine
 
 DECAY_IDS = ["qdigest", "window_count", "window_quantiles", "value_division"]
-CLASSES = {"qdigest": "QDigest", "window_count": "SlidingWindowCount",
-           "window_quantiles": "SlidingWindowQuantiles", "value_division": "ValueDivision"}
+CLASSES = {
+    "qdigest": "QDigest",
+    "window_count": "SlidingWindowCount",
+    "window_quantiles": "SlidingWindowQuantiles",
+    "value_division": "ValueDivision",
+}
 
 
 @pytest.mark.parametrize("implementation", ["reference", "optimized"])
@@ -42,7 +47,7 @@ def test_registry_entries_and_kinds() -> None:
     for aid in DECAY_IDS:
         info = registry.algorithm(aid)
         assert not info.takes_monoid and info.monoids == ("count",) and info.error
-        assert info.kind == ("sketch" if aid == "qdigest" else "time_decayed")
+        assert info.kind.name == ("sketch" if aid == "qdigest" else "time_decayed")
         assert info.class_name == CLASSES[aid]
         for impl in ("reference", "optimized"):
             s = registry.create(aid, None, impl, check=False)
@@ -113,7 +118,7 @@ class StretchingDivision(ValueDivision):
     ],
 )
 def test_debug_mode_catches_planted_bugs(factory: Any, values: bool | None, invariants: set[str]) -> None:
-    s = checked_decay(factory())
+    s = checked(factory())
     with pytest.raises((InvariantViolationAt, ModelMismatchAt)) as info:
         if values is None:
             for i in range(5000):
@@ -133,7 +138,7 @@ def test_debug_mode_reports_a_wrong_answer() -> None:
         def count(self, w: int) -> int:
             return super().count(w) + 1
 
-    s = checked_decay(LyingCount(6, 0.5))
+    s = checked(LyingCount(6, 0.5))
     s.advance(5)
     s.insert(4)
     with pytest.raises(ModelMismatchAt, match="the snapshot gives"):

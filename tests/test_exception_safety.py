@@ -7,7 +7,6 @@ wrong answer. See ``hardening.py``."""
 from __future__ import annotations
 
 import pytest
-
 from hardening import CASES_BY_ID, InjectedFault, run_faults
 
 CASES = list(CASES_BY_ID.values())

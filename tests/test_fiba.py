@@ -24,8 +24,8 @@ from swagkit.spec.library import LIBRARY, collect, string_concat, sum_f64, sum_m
 from swagkit.spec.ooo import InvalidTimeError, MissingTimeError, TimedWindow, UnorderedBulkError
 from swagkit.spec.snapshots import FiBANodeState, FiBAState
 from swagkit.verify import registry
+from swagkit.verify.kinds.out_of_order import checked_ooo
 from swagkit.verify.machine import run_machine
-from swagkit.verify.ooo_debug import checked_ooo
 
 IMPLS = ["reference", "optimized"]
 
@@ -91,12 +91,24 @@ def test_model_duplicates_policy_and_semantics() -> None:
 
 # ---------------------------------------------------------------------------------------------- stateful runs
 
+
 @pytest.fixture(scope="module")
 def by_mu() -> Any:
     """Test ids for every μ (``swagkit verify``'s fiba_mu2/fiba_mu8 run a third of the examples; here every μ
     gets them all)."""
-    infos = [registry.AlgorithmInfo(f"fiba_test_mu{mu}", "FiBA", f"FiBA (μ={mu})", "003", checker="fiba",
-                                    budget="fiba", kind="out_of_order", params={"min_arity": mu}) for mu in (2, 3, 4, 8)]
+    infos = [
+        registry.AlgorithmInfo(
+            f"fiba_test_mu{mu}",
+            "FiBA",
+            f"FiBA (μ={mu})",
+            "003",
+            checker="fiba",
+            budget="fiba",
+            kind="out_of_order",
+            params={"min_arity": mu},
+        )
+        for mu in (2, 3, 4, 8)
+    ]
     for info in infos:
         registry.register_algorithm(info)
     try:
@@ -196,16 +208,18 @@ def random_tree_ops(mu: int, height: int, seed: int) -> list[tuple[str, Any]]:
         while tree_height(probe) < height:
             if rng.random() < 0.5:
                 lo = rng.randrange(10**6)
-                big = 1 << max(0, height - 4)   # larger bulks for taller trees: fewer operations to replay
-                op: tuple[str, Any] = ("bulk_insert", sorted({(lo + rng.randrange(50 * mu * big), 1)
-                                                              for _ in range(rng.randrange(1, 8 * mu * big))}))
+                big = 1 << max(0, height - 4)  # larger bulks for taller trees: fewer operations to replay
+                op: tuple[str, Any] = (
+                    "bulk_insert",
+                    sorted({(lo + rng.randrange(50 * mu * big), 1) for _ in range(rng.randrange(1, 8 * mu * big))}),
+                )
             elif rng.random() < 0.9 or len(probe) < 10:
                 op = ("insert", (rng.randrange(10**6 + 50 * mu), 1))
             else:
                 op = ("remove", rng.choice(probe.times()))
             ops.append(op)
             apply(probe, [op])
-        if levels(probe.snapshot()) == height:   # the snapshot's own count agrees with the cheap walk
+        if levels(probe.snapshot()) == height:  # the snapshot's own count agrees with the cheap walk
             return ops
     raise AssertionError("could not build a tree of that height")  # pragma: no cover
 
@@ -223,10 +237,10 @@ def apply(f: Any, ops: list[tuple[str, Any]]) -> None:
 @pytest.mark.parametrize("mu", [2, 3, 4, 8])
 def test_bulk_evict_every_boundary_position(mu: int) -> None:
     """Notes fixture 2: on random trees of heights 3–7 (μ = 2 and 3; 3–6 for μ = 4, whose height-7 trees
-    hold tens of thousands of entries and take minutes to replay 2 × 25 times in pure Python; 3–5 for
-    μ = 8), bulk evict below the oldest, at it, at an exact match in an internal node at every level, at
-    the right finger's first key, above the youngest (and next to each). Contents equal the model's, every invariant holds, the left finger is the leftmost leaf; both
-    implementations agree, counters included."""
+    hold tens of thousands of entries and take minutes to replay 2 × 25 times in pure Python; 3–5 for μ = 8), bulk evict
+    below the oldest, at it, at an exact match in an internal node at every level, at the right finger's first key,
+    above the youngest (and next to each). Contents equal the model's, every invariant holds, the left finger is the
+    leftmost leaf; both implementations agree, counters included."""
     for height in HEIGHTS[mu]:
         ops = random_tree_ops(mu, height, seed=1)
         base = ref.FiBA(sum_monoid(), mu)
@@ -236,7 +250,7 @@ def test_bulk_evict_every_boundary_position(mu: int) -> None:
         times = base.times()
         rf_first = leaves(state)[-1].times[0]
         positions = [times[0] - 1, times[0], rf_first, rf_first - 1, times[-1], times[-1] + 1]
-        for depth, ts in sorted(internal_times_by_level(state).items()):
+        for _depth, ts in sorted(internal_times_by_level(state).items()):
             positions += [ts[0], ts[len(ts) // 2], ts[-1], ts[len(ts) // 2] + 1]
         positions += [times[len(times) // 7], times[len(times) // 2]]
         for t in positions:
@@ -260,7 +274,7 @@ def unchanged_subtrees(before: FiBAState, after: FiBAState, side: str) -> bool:
     """Whether the root's children other than the last (``side="right"``) / first (``"left"``) kept their
     subtrees (times and aggregates) -- a bulk at one extreme touches only that spine."""
     keep_b = before.root.children[:-1] if side == "right" else before.root.children[1:]
-    keep_a = after.root.children[: len(keep_b)] if side == "right" else after.root.children[-len(keep_b):]
+    keep_a = after.root.children[: len(keep_b)] if side == "right" else after.root.children[-len(keep_b) :]
 
     def strip(n: FiBANodeState) -> Any:
         return (n.times, n.agg, tuple(strip(c) for c in n.children))
@@ -295,7 +309,7 @@ def test_bulk_insert_extremes_interleaved_root_splits(impl: str, mu: int) -> Non
     model.bulk_insert(left)
     check(f, model)
     after = f.snapshot()
-    if after.root.times[-len(before.root.times):] == before.root.times:
+    if after.root.times[-len(before.root.times) :] == before.root.times:
         assert unchanged_subtrees(before, after, "left")
     runs = [(t, "i") for lo in (1001, 1101, 1201, 1301) for t in range(lo, lo + 20, 2)]  # interleaved runs
     f.bulk_insert(runs)
@@ -365,6 +379,7 @@ def test_m1_equivalence(impl: str, mu: int) -> None:
     def shape(s: FiBAState) -> Any:
         def walk(n: FiBANodeState) -> Any:
             return (n.times, tuple(walk(c) for c in n.children))
+
         return walk(s.root)
 
     for step in range(400):
@@ -603,7 +618,7 @@ def test_raising_combine_makes_it_refuse_updates(impl: str) -> None:
 @pytest.mark.parametrize("impl", IMPLS)
 def test_debug_mode_dispatches_to_the_out_of_order_wrapper(impl: str, monkeypatch: pytest.MonkeyPatch) -> None:
     from swagkit.verify import checked
-    from swagkit.verify.ooo_debug import CheckedOutOfOrder
+    from swagkit.verify.kinds.out_of_order import CheckedOutOfOrder
 
     w = registry.create("fiba", "string_concat", impl, check=True)
     assert isinstance(w, CheckedOutOfOrder) and w.active_checks == ("model", "invariants", "budget")
@@ -659,9 +674,8 @@ def test_slide_array_driver(impl: str) -> None:
     times = array.array("d", [float(t) for t in range(200)])
     f = make(impl, sum_f64(), 4)
     out = list(f.slide(times, array.array("d", values), 16))
-    assert out == [sum(values[max(0, i - 15): i + 1]) for i in range(200)]
+    assert out == [sum(values[max(0, i - 15) : i + 1]) for i in range(200)]
     g = make(impl, string_concat(), 2)
     assert list(g.slide(range(5), "abcde", 3)) == ["a", "ab", "abc", "bcd", "cde"]
     with pytest.raises(ValueError):
         g.slide([], [], 0)
-

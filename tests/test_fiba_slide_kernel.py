@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import array
 import random
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -31,8 +32,9 @@ def _values(monoid: Callable[[], Any], rng: random.Random, n: int) -> array.arra
     if monoid in FLOAT_KINDS:
         # binary fractions keep float sums exact enough to be order-sensitive only through rounding of large
         # magnitudes: mix in large and tiny values so that a different fold order would show
-        return array.array("d", [rng.choice((1e16, -1e16, 0.5, 3.25, -7.0, 1e-3)) * rng.randrange(1, 9)
-                                 for _ in range(n)])
+        return array.array(
+            "d", [rng.choice((1e16, -1e16, 0.5, 3.25, -7.0, 1e-3)) * rng.randrange(1, 9) for _ in range(n)]
+        )
     return array.array("q", [rng.randrange(-(1 << 40), 1 << 40) for _ in range(n)])
 
 
@@ -114,7 +116,7 @@ def test_runs_stopping_after_a_move_from_the_sibling(mu: int) -> None:
     order into the sibling and the left finger (appends need the whole block), recycle freed nodes through
     bulk operations, and run on: everything agrees with the reference."""
     rng = random.Random(7 + mu)
-    window, gap = 6 * mu, 4 * mu   # times gap apart leave room for 2 mu new keys after each entry
+    window, gap = 6 * mu, 4 * mu  # times gap apart leave room for 2 mu new keys after each entry
     for stop in range(window, window + 8 * mu):
         r, o = ref.FiBA(sum_i64(), mu), opt.FiBA(sum_i64(), mu)
         times = array.array("q", [gap * k for k in range(stop)])

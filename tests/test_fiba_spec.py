@@ -18,7 +18,6 @@ from swagkit.spec.fiba_budgets import FiBABudgetMeter, levels, unit, worst_combi
 from swagkit.spec.library import string_concat, sum_f64, sum_monoid
 from swagkit.spec.snapshots import FiBANodeState, FiBAState
 from swagkit.verify import registry
-from swagkit.verify.ooo_debug import checked_ooo
 
 Path = tuple[int, ...]
 
@@ -33,8 +32,10 @@ def base() -> tuple[FiBAState, list[tuple[Any, Any]]]:
             f.insert(t, "abcdefgh"[t % 8])
         state = f.snapshot()
         mid = state.root.children[1] if len(state.root.children) >= 3 else None
-        if mid is not None and all(len(c.children) >= 3 for c in state.root.children) and any(
-            len(c.times) > 1 for c in mid.children[1:]
+        if (
+            mid is not None
+            and all(len(c.children) >= 3 for c in state.root.children)
+            and any(len(c.times) > 1 for c in mid.children[1:])
         ):
             return state, f.items()
     raise AssertionError("no seed gives the wanted shape")  # pragma: no cover
@@ -65,8 +66,11 @@ def corruptions(state: FiBAState) -> list[tuple[str, str, FiBAState]]:
     lt = node_at(state, leaf).times
     out = [
         ("O1 swapped times", "O1 order", replace_at(state, leaf, times=lt[::-1])),
-        ("O2 leaf time above its separator", "O2 order",
-         replace_at(state, (1, 0), times=node_at(state, (1, 0)).times[:-1] + (node_at(state, mid).times[0] + 1,))),
+        (
+            "O2 leaf time above its separator",
+            "O2 order",
+            replace_at(state, (1, 0), times=node_at(state, (1, 0)).times[:-1] + (node_at(state, mid).times[0] + 1,)),
+        ),
         ("A1 underfull node", "A1 arity", replace_at(state, leaf, times=lt[:0], values=())),
         ("A3 values missing", "A3 entries", replace_at(state, leaf, values=node_at(state, leaf).values[1:])),
         ("S1 wrong parent", "S1 parent", replace_at(state, leaf, parent=0)),
@@ -83,9 +87,19 @@ def corruptions(state: FiBAState) -> list[tuple[str, str, FiBAState]]:
     ]
     deeper = node_at(state, (2, 0))  # a leaf that is not the leftmost gets children: leaves at two depths
     twin = dataclasses.replace(deeper, id=10_000, parent=deeper.id)
-    out.append(("H1 leaves at two depths", "H1 height",
-                replace_at(state, (2, 0), times=deeper.times[:1], values=deeper.values[:1],
-                           children=(dataclasses.replace(twin, times=(), values=()), twin))))
+    out.append(
+        (
+            "H1 leaves at two depths",
+            "H1 height",
+            replace_at(
+                state,
+                (2, 0),
+                times=deeper.times[:1],
+                values=deeper.values[:1],
+                children=(dataclasses.replace(twin, times=(), values=()), twin),
+            ),
+        )
+    )
     return out
 
 
@@ -191,14 +205,15 @@ def test_budgets_catch_an_inefficient_variant() -> None:
 # ---------------------------------------------------------------------------------------------- registry
 
 
-@pytest.mark.parametrize(("algorithm_id", "mu", "cls"), [("fiba", 4, "FiBA"), ("fiba_mu2", 2, "FiBA"),
-                                                         ("fiba_mu8", 8, "FiBA"), ("fiba_loop", 4, "FiBALoop")])
+@pytest.mark.parametrize(
+    ("algorithm_id", "mu", "cls"),
+    [("fiba", 4, "FiBA"), ("fiba_mu2", 2, "FiBA"), ("fiba_mu8", 8, "FiBA"), ("fiba_loop", 4, "FiBALoop")],
+)
 def test_registry_entries(algorithm_id: str, mu: int, cls: str) -> None:
     info = registry.algorithm(algorithm_id)
-    assert info.kind == "out_of_order" and info.checker == "fiba" and info.class_name == cls
+    assert info.kind.name == "out_of_order" and info.checker == "fiba" and info.class_name == cls
     assert info.params == {"min_arity": mu} and info.supports(string_concat())
     for impl in registry.available_implementations(algorithm_id):
         agg = registry.create(algorithm_id, "sum", impl, check=False)
         assert agg.min_arity == mu and agg.algorithm == ("fiba_loop" if cls == "FiBALoop" else "fiba")
     assert f"`{algorithm_id}`" in registry.guarantees_markdown()
-

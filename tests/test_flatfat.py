@@ -1,7 +1,8 @@
 """FlatFAT (paper 002 §4): the paper's fixtures, the update bound in its ceiling form (and a counterexample to the
 proof's floor form), prefix/suffix/aggregate against brute force with non-commutative and non-invertible
 monoids, last-write-wins bulk updates, validation that changes nothing, a Hypothesis state machine against a
-brute-force leaf list (the registered ``tree`` machine), debug mode, and compiled-vs-reference differential runs (same answers bit for bit, snapshots, counts).
+brute-force leaf list (the registered ``tree`` machine), debug mode, and compiled-vs-reference differential runs
+(same answers bit for bit, snapshots, counts).
 """
 
 from __future__ import annotations
@@ -9,7 +10,8 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -18,12 +20,12 @@ import swagkit.reference as ref
 from swagkit.optimized import _fallback
 from swagkit.spec.checkers import check_flatfat
 from swagkit.spec.errors import InvariantViolation
-from swagkit.spec.library import matrix2x2, max_count, max_f64, string_concat, sum_f64, sum_i64
+from swagkit.spec.library import matrix2x2, max_count, string_concat, sum_f64, sum_i64
 from swagkit.spec.monoid import Monoid
 from swagkit.spec.snapshots import FlatFATState
 from swagkit.verify import checked, registry, run_machine
 from swagkit.verify.errors import BudgetExceededAt, InvariantViolationAt, ModelMismatchAt
-from swagkit.verify.tree import CheckedTree
+from swagkit.verify.kinds.tree import CheckedTree
 
 IMPLS = {"reference": ref.FlatFAT, "optimized": opt.FlatFAT, "fallback": _fallback.FlatFAT}
 
@@ -205,7 +207,7 @@ def test_checker_names_the_broken_invariant() -> None:
 
 def test_registered_as_a_tree_not_a_fifo_swag() -> None:
     info = registry.algorithm("flatfat")
-    assert info.kind == "tree" and info.class_name == "FlatFAT"
+    assert info.kind.name == "tree" and info.class_name == "FlatFAT"
     assert registry.resolve_class("flatfat", "reference") is ref.FlatFAT
     assert registry.resolve_class("flatfat", "optimized") is opt.FlatFAT
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import array
 import random
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 from test_optimized_differential import MONOIDS, TYPED, assert_same, canon, gen_value
@@ -41,7 +42,7 @@ def _values(monoid: str, n: int, rng: random.Random) -> list[Any]:
 
 def test_registered_everywhere() -> None:
     info = registry.algorithm("flatfit")
-    assert info.kind == "fifo" and info.class_name == "FlatFIT"
+    assert info.kind.name == "fifo" and info.class_name == "FlatFIT"
     assert "flatfit" in CHECKERS
     assert set(IMPLS) == {"reference", "optimized"}
     assert ref.FlatFIT.algorithm == opt.FlatFIT.algorithm == "flatfit"
@@ -298,7 +299,10 @@ def _set(t: tuple[Any, ...], i: int, v: Any) -> tuple[Any, ...]:
 
 
 CORRUPTIONS: list[tuple[str, Callable[[FlatFITState], FlatFITState]]] = [
-    ("capacity", lambda s: replace(s, capacity=64, partials=s.partials + (None,) * 56, pointers=s.pointers + (-1,) * 56)),
+    (
+        "capacity",
+        lambda s: replace(s, capacity=64, partials=s.partials + (None,) * 56, pointers=s.pointers + (-1,) * 56),
+    ),
     ("capacity", lambda s: replace(s, capacity=12, partials=s.partials + (None,) * 4, pointers=s.pointers + (-1,) * 4)),
     ("buffer", lambda s: replace(s, tail=(s.tail + 1) % s.capacity)),
     ("buffer", lambda s: replace(s, partials=_set(s.partials, s.tail, "junk"))),
@@ -318,7 +322,9 @@ CORRUPTIONS: list[tuple[str, Callable[[FlatFITState], FlatFITState]]] = [
 ]
 
 
-@pytest.mark.parametrize(("invariant", "corrupt"), CORRUPTIONS, ids=[f"{i}-{k}" for k, (i, _) in enumerate(CORRUPTIONS)])
+@pytest.mark.parametrize(
+    ("invariant", "corrupt"), CORRUPTIONS, ids=[f"{i}-{k}" for k, (i, _) in enumerate(CORRUPTIONS)]
+)
 def test_checker_names_each_invariant(invariant: str, corrupt: Callable[[FlatFITState], FlatFITState]) -> None:
     state, window = _healthy()
     CHECKERS["flatfit"](state, string_concat(), window)

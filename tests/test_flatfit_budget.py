@@ -123,7 +123,9 @@ def _replay_step(a: Any, op: str) -> None:
         a.query()
 
 
-def _max_excess(graph: dict[tuple[int, ...], list[tuple[str, tuple[int, ...], int]]], credit: dict[str, float]) -> float | None:
+def _max_excess(
+    graph: dict[tuple[int, ...], list[tuple[str, tuple[int, ...], int]]], credit: dict[str, float]
+) -> float | None:
     """Longest path weight from the empty window (weight: ⊗ used − credit), or None when a cycle of positive
     weight exists (then the excess is unbounded). Bellman-Ford."""
     best: dict[tuple[int, ...], float] = {s: float("-inf") for s in graph}
@@ -207,7 +209,7 @@ def test_meter_catches_an_overspending_query() -> None:
 def test_space_claim_and_capacity(cls: Any) -> None:
     w = checked(cls(string_concat()))  # checks the space claim 2n after every operation
     caps = []
-    for i in range(100):
+    for _i in range(100):
         w.insert("a")
         s = w.snapshot()
         assert stored_aggregates(s) == 2 * len(w) and s.capacity <= max(2, 4 * len(w))

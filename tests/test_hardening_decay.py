@@ -26,7 +26,8 @@ import pickle
 import random
 import sys
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -35,7 +36,7 @@ import swagkit.optimized as opt
 import swagkit.reference as ref
 from swagkit.reference._guard import restore
 from swagkit.spec.decay import Decay, NoDecay, PolynomialDecay, SlidingWindowDecay
-from swagkit.spec.decay_errors import (
+from swagkit.spec.decay.errors import (
     FutureTimestampError,
     IncompatibleSummaryError,
     InputTypeError,
@@ -126,9 +127,14 @@ def workload(name: str, n: int, seed: int, start: int = 0) -> list[Op]:
         else:
             ops.append(("insert", rng.randrange(16), t, rng.choice((1, 1, 2))))
             if i % 11 == 0:
-                ops.append(("rank" if name == "SlidingWindowQuantiles" else "decayed_rank",) + (
-                    (rng.randrange(17), rng.randrange(1, 60)) if name == "SlidingWindowQuantiles" else (rng.randrange(17),)
-                ))
+                ops.append(
+                    ("rank" if name == "SlidingWindowQuantiles" else "decayed_rank",)
+                    + (
+                        (rng.randrange(17), rng.randrange(1, 60))
+                        if name == "SlidingWindowQuantiles"
+                        else (rng.randrange(17),)
+                    )
+                )
     return ops
 
 
@@ -142,8 +148,14 @@ def answers(s: Any, name: str) -> tuple[Any, ...]:
     if name == "SlidingWindowCount":
         return (s.total, s.count(10), s.count(1000), s.cutoffs(), s.level_count())
     if name == "SlidingWindowQuantiles":
-        return (s.total, s.rank(8, 30), s.quantile(0.5, 30), s.heavy_hitters(0.2, 300),
-                s.decayed_count(PolynomialDecay(1.0)), s.cutoffs())
+        return (
+            s.total,
+            s.rank(8, 30),
+            s.quantile(0.5, 30),
+            s.heavy_hitters(0.2, 300),
+            s.decayed_count(PolynomialDecay(1.0)),
+            s.cutoffs(),
+        )
     return (s.total, s.decayed_count(), s.decayed_rank(8), s.decayed_quantile(0.5), s.intervals())
 
 
@@ -259,7 +271,16 @@ def _malformed(name: str, s: Any) -> list[tuple[str, Any]]:
             ("buffer over alpha", R(st, buffer=st.buffer[:-1] + (st.buffer[-1][:-1] + (st.alpha + 1,),))),
             ("top level discarded", R(st, levels=st.levels[:-1] + (R(top, tau=3),))),
             ("level cap", R(st, levels=(R(lv0, gamma=lv0.gamma * 2),) + st.levels[1:])),
-            ("too many levels", R(st, levels=tuple(R(top, level=j, gamma=2 ** (j + (0 if name == "SlidingWindowCount" else -1))) for j in range(1, 70)))),
+            (
+                "too many levels",
+                R(
+                    st,
+                    levels=tuple(
+                        R(top, level=j, gamma=2 ** (j + (0 if name == "SlidingWindowCount" else -1)))
+                        for j in range(1, 70)
+                    ),
+                ),
+            ),
             ("no levels", R(st, levels=())),
             ("other alpha", R(st, alpha=st.alpha + 1)),
             ("pending", R(st, pending=-1)),
@@ -271,9 +292,22 @@ def _malformed(name: str, s: Any) -> list[tuple[str, Any]]:
         else:
             node = lv0.nodes[0]
             out += [
-                ("digest total differs from count", R(st, levels=(R(lv0, nodes=(R(node, count=node.count + 1),) + lv0.nodes[1:]),) + st.levels[1:])),
-                ("digest over other bits", R(st, levels=(R(lv0, nodes=(R(node, digest=R(node.digest, universe_bits=5)),) + lv0.nodes[1:]),) + st.levels[1:])),
-                ("node not a RangeNodeState", R(st, levels=(R(lv0, nodes=((node.node, node.count),) + lv0.nodes[1:]),) + st.levels[1:])),
+                (
+                    "digest total differs from count",
+                    R(st, levels=(R(lv0, nodes=(R(node, count=node.count + 1),) + lv0.nodes[1:]),) + st.levels[1:]),
+                ),
+                (
+                    "digest over other bits",
+                    R(
+                        st,
+                        levels=(R(lv0, nodes=(R(node, digest=R(node.digest, universe_bits=5)),) + lv0.nodes[1:]),)
+                        + st.levels[1:],
+                    ),
+                ),
+                (
+                    "node not a RangeNodeState",
+                    R(st, levels=(R(lv0, nodes=((node.node, node.count),) + lv0.nodes[1:]),) + st.levels[1:]),
+                ),
                 ("buffer value beyond the universe", R(st, buffer=((0, 16, 1),))),
             ]
         return out
@@ -288,7 +322,14 @@ def _malformed(name: str, s: Any) -> list[tuple[str, Any]]:
         ("other beta", R(st, beta=0.2)),
         ("maintained not a bool", R(st, maintained=1)),
         ("digest over other eps", R(st, summaries=(R(s0, digest=R(s0.digest, eps=0.5)),) + st.summaries[1:])),
-        ("empty summary", R(st, summaries=(R(s0, digest=R(s0.digest, nodes=(), total=0)),) + st.summaries[1:], total=st.total - s0.digest.total)),
+        (
+            "empty summary",
+            R(
+                st,
+                summaries=(R(s0, digest=R(s0.digest, nodes=(), total=0)),) + st.summaries[1:],
+                total=st.total - s0.digest.total,
+            ),
+        ),
     ]
 
 
@@ -488,36 +529,67 @@ def test_bad_input_is_refused_alike_and_changes_nothing(name: str) -> None:
     cases: list[tuple[Callable[[Any], Any], type[BaseException]]] = []
     if name != "SlidingWindowCount":
         cases += [(ins(value=v), e) for v, e in BAD_VALUES]
-    cases += [(ins(weight=w), e) for w, e in [(-1, NegativeWeightError), (np.int8(-3), NegativeWeightError),
-                                               (1.0, InputTypeError), (True, InputTypeError), ("1", InputTypeError)]]
+    cases += [
+        (ins(weight=w), e)
+        for w, e in [
+            (-1, NegativeWeightError),
+            (np.int8(-3), NegativeWeightError),
+            (1.0, InputTypeError),
+            (True, InputTypeError),
+            ("1", InputTypeError),
+        ]
+    ]
     if name == "QDigest":
-        cases += [(lambda s: s.rank(65), OutOfUniverseError), (lambda s: s.quantile(float("nan")), InvalidParameterError),
-                  (lambda s: s.quantile(np.float32(1.5)), InvalidParameterError),
-                  (lambda s: s.insert_many([1, 2, True]), InputTypeError),
-                  (lambda s: s.insert_many(np.array([1, 2, 64])), OutOfUniverseError)]
+        cases += [
+            (lambda s: s.rank(65), OutOfUniverseError),
+            (lambda s: s.quantile(float("nan")), InvalidParameterError),
+            (lambda s: s.quantile(np.float32(1.5)), InvalidParameterError),
+            (lambda s: s.insert_many([1, 2, True]), InputTypeError),
+            (lambda s: s.insert_many(np.array([1, 2, 64])), OutOfUniverseError),
+        ]
     else:
-        cases += [(ins(t=t), e) for t, e in [(True, InputTypeError), (2.0, InputTypeError), (-1, OutOfUniverseError),
-                                              (2**8, OutOfUniverseError), (np.int64(10**9), OutOfUniverseError)]]
-        cases += [(lambda s: _insert(s, name, 3, s.now + 1, 1), FutureTimestampError),
-                  (lambda s: s.advance(s.now - 1), SwagkitError),
-                  (lambda s: s.advance(np.float64(300.0)), InputTypeError),
-                  (lambda s: s.advance(2**8), OutOfUniverseError)]
+        cases += [
+            (ins(t=t), e)
+            for t, e in [
+                (True, InputTypeError),
+                (2.0, InputTypeError),
+                (-1, OutOfUniverseError),
+                (2**8, OutOfUniverseError),
+                (np.int64(10**9), OutOfUniverseError),
+            ]
+        ]
+        cases += [
+            (lambda s: _insert(s, name, 3, s.now + 1, 1), FutureTimestampError),
+            (lambda s: s.advance(s.now - 1), SwagkitError),
+            (lambda s: s.advance(np.float64(300.0)), InputTypeError),
+            (lambda s: s.advance(2**8), OutOfUniverseError),
+        ]
         if name == "SlidingWindowCount":
-            cases += [(lambda s: s.count(-1), InvalidParameterError), (lambda s: s.count(True), InputTypeError),
-                      (lambda s: s.insert_many([1, 2, s.now + 1]), FutureTimestampError)]
+            cases += [
+                (lambda s: s.count(-1), InvalidParameterError),
+                (lambda s: s.count(True), InputTypeError),
+                (lambda s: s.insert_many([1, 2, s.now + 1]), FutureTimestampError),
+            ]
         elif name == "SlidingWindowQuantiles":
-            cases += [(lambda s: s.quantile(float("nan"), 5), InvalidParameterError),
-                      (lambda s: s.rank(17, 5), OutOfUniverseError),
-                      (lambda s: s.decayed_count(lambda a: 1.0), InvalidParameterError),
-                      (lambda s: s.insert_many([(1, 1), (16, 1)]), OutOfUniverseError)]
+            cases += [
+                (lambda s: s.quantile(float("nan"), 5), InvalidParameterError),
+                (lambda s: s.rank(17, 5), OutOfUniverseError),
+                (lambda s: s.decayed_count(lambda a: 1.0), InvalidParameterError),
+                (lambda s: s.insert_many([(1, 1), (16, 1)]), OutOfUniverseError),
+            ]
         else:
-            cases += [(lambda s: s.decayed_quantile(float("nan")), InvalidParameterError),
-                      (lambda s: s.decayed_rank(17), OutOfUniverseError),
-                      (lambda s: s.insert_many([(1, 1), (1, s.now + 1)]), FutureTimestampError)]
+            cases += [
+                (lambda s: s.decayed_quantile(float("nan")), InvalidParameterError),
+                (lambda s: s.decayed_rank(17), OutOfUniverseError),
+                (lambda s: s.insert_many([(1, 1), (1, s.now + 1)]), FutureTimestampError),
+            ]
     for action, error in cases:
         got = _refused_alike(action, name)
         assert got[0][1] != "accepted" and got[0][1] == got[1][1], got
-        assert issubclass(getattr(sys.modules["swagkit.spec.decay_errors"], got[0][1], SwagkitError), error), (got, error)
+        assert issubclass(getattr(sys.modules["swagkit.spec.decay.errors"], got[0][1], SwagkitError), error), (
+            got,
+            error,
+        )
 
 
 @pytest.mark.parametrize("impl", IMPL_IDS)
@@ -600,20 +672,43 @@ numbers.Integral.register(CallBack)
 def _calls(name: str, s: Any) -> list[tuple[str, Callable[[], Any]]]:
     """Calls back into ``s`` (each must be refused while ``s`` runs an operation)."""
     out: list[tuple[str, Callable[[], Any]]] = [
-        ("snapshot", s.snapshot), ("pickle", lambda: pickle.dumps(s)), ("copy", lambda: copy.copy(s)),
+        ("snapshot", s.snapshot),
+        ("pickle", lambda: pickle.dumps(s)),
+        ("copy", lambda: copy.copy(s)),
     ]
     if name == "QDigest":
-        out += [("insert", lambda: s.insert(1)), ("rank", lambda: s.rank(3)), ("compress", s.compress),
-                ("merge", lambda: s.merge(s)), ("insert_many", lambda: s.insert_many([1])), ("copy()", s.copy)]
+        out += [
+            ("insert", lambda: s.insert(1)),
+            ("rank", lambda: s.rank(3)),
+            ("compress", s.compress),
+            ("merge", lambda: s.merge(s)),
+            ("insert_many", lambda: s.insert_many([1])),
+            ("copy()", s.copy),
+        ]
     elif name == "SlidingWindowCount":
-        out += [("insert", lambda: s.insert(0)), ("count", lambda: s.count(3)), ("advance", lambda: s.advance(s.now)),
-                ("compress", s.compress), ("cutoffs", s.cutoffs)]
+        out += [
+            ("insert", lambda: s.insert(0)),
+            ("count", lambda: s.count(3)),
+            ("advance", lambda: s.advance(s.now)),
+            ("compress", s.compress),
+            ("cutoffs", s.cutoffs),
+        ]
     elif name == "SlidingWindowQuantiles":
-        out += [("insert", lambda: s.insert(1, 0)), ("rank", lambda: s.rank(3, 3)), ("quantile", lambda: s.quantile(0.5, 9)),
-                ("decayed_count", lambda: s.decayed_count(NoDecay())), ("compress", s.compress)]
+        out += [
+            ("insert", lambda: s.insert(1, 0)),
+            ("rank", lambda: s.rank(3, 3)),
+            ("quantile", lambda: s.quantile(0.5, 9)),
+            ("decayed_count", lambda: s.decayed_count(NoDecay())),
+            ("compress", s.compress),
+        ]
     else:
-        out += [("insert", lambda: s.insert(1, 0)), ("maintain", s.maintain), ("advance", lambda: s.advance(s.now)),
-                ("decayed_count", s.decayed_count), ("intervals", s.intervals)]
+        out += [
+            ("insert", lambda: s.insert(1, 0)),
+            ("maintain", s.maintain),
+            ("advance", lambda: s.advance(s.now)),
+            ("decayed_count", s.decayed_count),
+            ("intervals", s.intervals),
+        ]
     return out
 
 
@@ -649,10 +744,12 @@ def test_reentry_from_user_code_is_refused_before_any_change(impl: str, name: st
     with pytest.raises(ReentrantCallError):
         _insert(s, name, 5, 0, CallBack(1, lambda: _insert(s, name, 1, 0, 1)))
     assert s.snapshot() == before
+
     # a generator feeding insert_many that calls back
     def gen() -> Any:
         yield (1 if name in ("QDigest", "SlidingWindowCount") else (1, 0))
         _insert(s, name, 1, 0, 1)
+
     with pytest.raises(ReentrantCallError):
         s.insert_many(gen())
     assert s.snapshot() == before

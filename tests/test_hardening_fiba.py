@@ -29,14 +29,15 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
+from hardening import Case, Op, run_faults, run_reentry
 
 import swagkit.optimized as opt
 import swagkit.reference as ref
-from hardening import Case, Op, run_faults, run_reentry
 from swagkit.spec.errors import BrokenAggregatorError, EmptyWindowError, ReentrantCallError
 from swagkit.spec.library import argmax, max_f64, max_i64, string_concat, sum_f64, sum_i64, sum_monoid
 from swagkit.spec.monoid import Monoid
@@ -56,7 +57,10 @@ def _child(name: str, impl: str, timeout: float = 600) -> None:
     """Run ``CHECKS[name](impl)`` in a child process; a crash is a failed assertion with the child's output."""
     done = subprocess.run(
         [sys.executable, os.path.abspath(__file__), name, impl],
-        capture_output=True, text=True, timeout=timeout, env={**os.environ, "PYTHONFAULTHANDLER": "1"},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "PYTHONFAULTHANDLER": "1"},
     )
     assert done.returncode == 0, f"exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-4000:]}"
     assert "child ok" in done.stdout
@@ -263,8 +267,9 @@ def _contents_after(impl: str, call: Callable[[Any], Any], loop: bool = False) -
 @pytest.mark.parametrize("impl", IMPLS)
 @pytest.mark.parametrize("exc", [Boom, KeyboardInterrupt], ids=["exception", "ctrl-c"])
 @pytest.mark.parametrize("op", SINGLE_OPS, ids=[o[0] for o in SINGLE_OPS])
-def test_failed_operation_refuses_and_salvages(op: tuple[str, Callable[[Any], Any], str], impl: str,
-                                               exc: type[BaseException]) -> None:
+def test_failed_operation_refuses_and_salvages(
+    op: tuple[str, Callable[[Any], Any], str], impl: str, exc: type[BaseException]
+) -> None:
     name, call, leading = op
     before, after, calls = _contents_after(impl, call)
     keeps_before = leading({t for t, _ in before})
@@ -286,7 +291,7 @@ def test_failed_operation_refuses_and_salvages(op: tuple[str, Callable[[Any], An
             assert agg.snapshot() == snap and agg.items() == before, f"{name}: fault at ⊗ {k}"
             agg._check()
             continue
-        for what, refused in REFUSING.items():
+        for _what, refused in REFUSING.items():
             with pytest.raises(BrokenAggregatorError):
                 refused(agg)
         assert len(agg) >= 0 and "FiBA" in repr(agg)  # plain reads still answer
@@ -401,10 +406,15 @@ def test_bad_input_and_empty_window_do_not_break(impl: str) -> None:
     """Refused input and an empty window raise their own errors before anything changes: no refusal after."""
     agg, model = _grown(impl, string_concat())
     snap = agg.snapshot()
-    for call in (lambda: agg.insert(float("nan"), "x"), lambda: agg.insert("str", "x"),
-                 lambda: agg.bulk_insert([(5, "a"), (4, "b")]), lambda: agg.remove(10_000),
-                 lambda: agg.slide([1, 2], ["a"], 2), lambda: agg.slide([1], ["a"], 0),
-                 lambda: agg.bulk_insert([(1, "a"), (float("nan"), "b")])):
+    for call in (
+        lambda: agg.insert(float("nan"), "x"),
+        lambda: agg.insert("str", "x"),
+        lambda: agg.bulk_insert([(5, "a"), (4, "b")]),
+        lambda: agg.remove(10_000),
+        lambda: agg.slide([1, 2], ["a"], 2),
+        lambda: agg.slide([1], ["a"], 0),
+        lambda: agg.bulk_insert([(1, "a"), (float("nan"), "b")]),
+    ):
         with pytest.raises((TypeError, ValueError, KeyError)):
             call()
     assert agg.snapshot() == snap and agg.query() == model.query()
@@ -450,8 +460,9 @@ def test_slide_takes_numpy_arrays(impl: str, factory: Callable[[], Monoid[Any, A
     ints = factory in (sum_i64, max_i64)
     values = rng.integers(-1000, 1000, n) if ints else rng.integers(-1000, 1000, n).astype(np.float64) / 4
     for times in (np.arange(n, dtype=np.int64), np.arange(n, dtype=np.float64) / 2):
-        want = ref.FiBA(factory(), 4).slide([float(t) if times.dtype.kind == "f" else int(t) for t in times],
-                                            values.tolist(), 50)
+        want = ref.FiBA(factory(), 4).slide(
+            [float(t) if times.dtype.kind == "f" else int(t) for t in times], values.tolist(), 50
+        )
         agg = make(impl, factory(), 4)
         got = agg.slide(times, values, 50)
         assert list(got) == list(want)
@@ -470,8 +481,9 @@ def test_numpy_scalars_as_values_and_times(impl: str) -> None:
         for k in range(60):
             t = (k * 37) % 101
             agg.insert(np.int64(t) if k % 2 else np.float64(t) if k % 3 else t, conv(k - 20))
-            plain.insert(t if k % 2 else float(t) if k % 3 else t, int(k - 20) if factory is not sum_f64 else
-                         float(k - 20))
+            plain.insert(
+                t if k % 2 else float(t) if k % 3 else t, int(k - 20) if factory is not sum_f64 else float(k - 20)
+            )
         assert agg.snapshot() == plain.snapshot() and agg.query() == plain.query()
         assert [type(t) for t in agg.times()] == [type(t) for t in plain.times()]
         assert agg.range_query(np.int64(10), np.float64(80.0)) == plain.range_query(10, 80.0)
@@ -672,8 +684,12 @@ ROUND_TRIPS: dict[str, Callable[[Any], Any]] = {
 @pytest.mark.parametrize("how", sorted(ROUND_TRIPS))
 @pytest.mark.parametrize("loop", [False, True], ids=["fiba", "fiba_loop"])
 def test_round_trips_keep_the_tree(impl: str, how: str, loop: bool) -> None:
-    for monoid, values in ((string_concat(), list("abcde")), (argmax(), [(3, "a"), (7, "b"), (7, "c")]),
-                           (sum_f64(), [0.5, -2.0, 8.0]), (max_i64(), [3, -7, 12])):
+    for monoid, values in (
+        (string_concat(), list("abcde")),
+        (argmax(), [(3, "a"), (7, "b"), (7, "c")]),
+        (sum_f64(), [0.5, -2.0, 8.0]),
+        (max_i64(), [3, -7, 12]),
+    ):
         agg = make(impl, monoid, 3, loop)
         script = deep_script(agg, values, 2)[:14]
         for op in script:
@@ -740,8 +756,7 @@ def _malformed(snap: FiBAState) -> dict[str, Any]:
         "not a snapshot": {"root": root},
         "min_arity": r(snap, min_arity=3),
         "arity too small": at(leaf.id, times=(), values=()),
-        "arity too large": at(leaf.id, times=tuple(leaf.times[0] + k / 100 for k in range(7)),
-                              values=("v",) * 7),
+        "arity too large": at(leaf.id, times=tuple(leaf.times[0] + k / 100 for k in range(7)), values=("v",) * 7),
         "times unsorted in a node": at(leaf.id, times=leaf.times[::-1]),
         "times unsorted across nodes": at(leaf.id, times=(leaf.times[0], 1e9)),
         "NaN time": at(leaf.id, times=(float("nan"),) + leaf.times[1:]),
@@ -779,8 +794,9 @@ def _malformed_snapshots(impl: str) -> None:
             raise AssertionError(f"{impl}: a snapshot with a bad {what} was accepted")
         if monoid.name == "sum_f64":  # a value the typed kind refuses
             leaf = snap.root.children[0].children[0]
-            bad = dataclasses.replace(snap, root=_mutate(snap.root, leaf.id, lambda n: dataclasses.replace(
-                n, values=("x",) + n.values[1:])))
+            bad = dataclasses.replace(
+                snap, root=_mutate(snap.root, leaf.id, lambda n: dataclasses.replace(n, values=("x",) + n.values[1:]))
+            )
             with pytest.raises(TypeError):
                 cls._from_snapshot(monoid, bad, min_arity=2)
     print("child ok")

@@ -26,7 +26,8 @@ import subprocess
 import sys
 import textwrap
 import types
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -160,13 +161,17 @@ def test_keyboard_interrupt_in_fixup_or_flip(impl: types.ModuleType, name: str) 
     agg = getattr(impl, name)(monoid)
     agg.insert_many("abcdef")
     if name == "TwoStacksLite":
+
         def op() -> None:
             agg.evict()
+
         k, want = 4, "bcdef"
     else:
         agg.evict()  # window b..f: the next insert flips and shrinks (DABA: ⊗ 2-4, DABA Lite: ⊗ 2-3)
+
         def op() -> None:
             agg.insert("g")
+
         k, want = 3, "bcdefg"
     before = state(agg)
 
@@ -238,8 +243,13 @@ def test_typed_insert_many_is_all_or_nothing(impl: types.ModuleType, name: str) 
     agg = getattr(impl, name)(sum_f64())
     agg.insert_many([1.0, 2.5])
     before = state(agg)
-    for bad in ([3.0, float("nan"), 4.0], array.array("d", [3.0, float("nan")]), np.array([3.0, np.nan]),
-                [3.0, "x"], iter([3.0, None])):
+    for bad in (
+        [3.0, float("nan"), 4.0],
+        array.array("d", [3.0, float("nan")]),
+        np.array([3.0, np.nan]),
+        [3.0, "x"],
+        iter([3.0, None]),
+    ):
         with pytest.raises((ValueError, TypeError)):
             agg.insert_many(bad)
         assert state(agg) == before, f"{name}: a refused insert_many({bad!r}) changed the state"
@@ -400,8 +410,13 @@ CRASH_SCRIPT = textwrap.dedent(
 def test_refused_reentrant_insert_leaves_no_slot_in_a_child_process(implementation: str) -> None:
     """Optimized Two-Stacks Lite pushed its slot before the guard: the refused insert left a NULL slot and the
     next snapshot()/evict() crashed. Also malformed snapshots given to ``_from_snapshot``."""
-    done = subprocess.run([sys.executable, "-c", CRASH_SCRIPT, implementation], capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "PYTHONFAULTHANDLER": "1"})
+    done = subprocess.run(
+        [sys.executable, "-c", CRASH_SCRIPT, implementation],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONFAULTHANDLER": "1"},
+    )
     assert done.returncode == 0 and "survived" in done.stdout, f"exit {done.returncode}\n{done.stdout}\n{done.stderr}"
 
 
@@ -450,13 +465,19 @@ THREAD_SCRIPT = textwrap.dedent(
 @pytest.mark.parametrize("implementation", ["reference", "optimized"])
 def test_second_thread_is_refused_in_a_child_process(implementation: str) -> None:
     """A second thread calling while insert's combine runs is refused (before any change); no crash."""
-    done = subprocess.run([sys.executable, "-c", THREAD_SCRIPT, implementation], capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "PYTHONFAULTHANDLER": "1"})
+    done = subprocess.run(
+        [sys.executable, "-c", THREAD_SCRIPT, implementation],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONFAULTHANDLER": "1"},
+    )
     assert done.returncode == 0 and "survived" in done.stdout, f"exit {done.returncode}\n{done.stdout}\n{done.stderr}"
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # copy and pickle
+
 
 def _keep(v: Any) -> Any:
     return v
@@ -476,8 +497,12 @@ def test_round_trips(impl: types.ModuleType, name: str, how: str) -> None:
     """Same snapshot, length, combine_count and answers; independent of the original; in the middle of DABA's
     incremental reversal (lL, lR, lA non-empty) and with Two-Stacks Lite's lF and lB both non-empty."""
     raw_max_count = dataclasses.replace(max_count(), lower=_keep, name="max_count_raw")  # picklable lower
-    for monoid, values in ((string_concat(), list("abcdefghijk")), (raw_max_count, [3, 1, 4, 1, 5, 9, 2, 6, 5, 3]),
-                           (sum_f64(), [1.5, -2.0, 0.25, 8.0, 3.0, 1.0, 2.0]), (max_i64(), [3, -7, 12, 5, 5, 1])):
+    for monoid, values in (
+        (string_concat(), list("abcdefghijk")),
+        (raw_max_count, [3, 1, 4, 1, 5, 9, 2, 6, 5, 3]),
+        (sum_f64(), [1.5, -2.0, 0.25, 8.0, 3.0, 1.0, 2.0]),
+        (max_i64(), [3, -7, 12, 5, 5, 1]),
+    ):
         agg = getattr(impl, name)(monoid)
         agg.insert_many(values[:6])
         agg.evict_many(2)

@@ -36,8 +36,19 @@ from swagkit.verify import registry
 
 IMPLS = [ref, opt]
 #: every class that takes a monoid as its first argument, in both implementations
-MONOID_CLASSES = ["TwoStacks", "TwoStacksLite", "DABA", "DABALite", "FlatFIT", "SlickDequeInv", "SlickDequeNonInv", "FlatFAT",
-                  "ReactiveAggregator", "FiBA", "FiBALoop"]
+MONOID_CLASSES = [
+    "TwoStacks",
+    "TwoStacksLite",
+    "DABA",
+    "DABALite",
+    "FlatFIT",
+    "SlickDequeInv",
+    "SlickDequeNonInv",
+    "FlatFAT",
+    "ReactiveAggregator",
+    "FiBA",
+    "FiBALoop",
+]
 FIFO = ["TwoStacks", "TwoStacksLite", "DABA", "DABALite", "FlatFIT", "ReactiveAggregator"]
 
 
@@ -120,8 +131,12 @@ def test_validators_take_numpy_scalars_exactly() -> None:
     assert as_f64(np.float32(0.5)) == 0.5 and type(as_f64(np.float32(0.5))) is float
     assert as_f64(np.int64(3)) == 3.0 and as_f64(Fraction(1, 4)) == 0.25
     assert as_i64(np.int64(-5)) == -5 and as_i64(np.uint8(200)) == 200 and type(as_i64(np.int32(1))) is int
-    for bad, err in [(np.bool_(True), TypeError), (Fraction(1, 3), TypeError), (np.float64("nan"), ValueError),
-                     (np.float32(0.1), None)]:
+    for bad, err in [
+        (np.bool_(True), TypeError),
+        (Fraction(1, 3), TypeError),
+        (np.float64("nan"), ValueError),
+        (np.float32(0.1), None),
+    ]:
         if err is None:
             assert as_f64(bad) == float(bad)
             continue

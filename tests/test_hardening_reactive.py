@@ -29,8 +29,9 @@ import re
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pytest
@@ -43,7 +44,6 @@ from swagkit.spec.errors import EmptyWindowError, ReentrantCallError
 from swagkit.spec.library import argmax, max_i64, string_concat, sum_f64, sum_i64
 from swagkit.spec.monoid import Monoid
 from swagkit.spec.nonfifo import InvalidHandleError
-from swagkit.spec.snapshots import FlatFATState, ReactiveState
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODS = {"reference": ref, "optimized": opt}
@@ -52,13 +52,23 @@ MODS = {"reference": ref, "optimized": opt}
 def _child(code: str) -> subprocess.CompletedProcess[str]:
     """Run ``code`` in a fresh interpreter (a crash of compiled code is then a failed test, not a dead run)."""
     return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=900, cwd=HERE,
-        env={**os.environ, "PYTHONFAULTHANDLER": "1", "PYTHONPATH": HERE + os.pathsep + os.environ.get("PYTHONPATH", "")},
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=HERE,
+        env={
+            **os.environ,
+            "PYTHONFAULTHANDLER": "1",
+            "PYTHONPATH": HERE + os.pathsep + os.environ.get("PYTHONPATH", ""),
+        },
     )
 
 
 def _ok(done: subprocess.CompletedProcess[str], marker: str = "OK") -> None:
-    assert done.returncode == 0 and marker in done.stdout, f"exit {done.returncode}\n{done.stdout}\n{done.stderr[-4000:]}"
+    assert done.returncode == 0 and marker in done.stdout, (
+        f"exit {done.returncode}\n{done.stdout}\n{done.stderr[-4000:]}"
+    )
 
 
 class Boom(Exception):
@@ -207,8 +217,12 @@ def _script(kind: str, name: str, values: Sequence[Any]) -> list[Op]:
         return reactive_script(values) if name == "main" else compaction_script(values)
     if kind == "fifo":
         v = list(values)
-        return [("insert", x) for x in v * 2] + [("query",), ("evict",), ("query",)] + [("evict",)] * 9 + [
-            ("query",), ("insert", v[0]), ("insert", v[1]), ("query",)]
+        return (
+            [("insert", x) for x in v * 2]
+            + [("query",), ("evict",), ("query",)]
+            + [("evict",)] * 9
+            + [("query",), ("insert", v[0]), ("insert", v[1]), ("query",)]
+        )
     return tree_script(16, values)
 
 
@@ -220,7 +234,9 @@ def _observe(kind: str) -> Callable[[Any], tuple[Any, ...]]:
     return observe_reactive
 
 
-def _clean_run(kind: str, impl: str, mname: str, script_name: str) -> tuple[list[Any], list[int], list[tuple[Any, ...]], list[Any], Any]:
+def _clean_run(
+    kind: str, impl: str, mname: str, script_name: str
+) -> tuple[list[Any], list[int], list[tuple[Any, ...]], list[Any], Any]:
     """Answers, ⊗ calls per op, states after each op, the full ⊗ operand log, the final combine_count."""
     factory, values = MONOIDS[mname]
     monoid, f = faulty(factory())
@@ -235,8 +251,12 @@ def _clean_run(kind: str, impl: str, mname: str, script_name: str) -> tuple[list
     return answers, calls, states, list(f.log), agg.combine_count
 
 
-CASES = [("reactive", impl, "main") for impl in MODS] + [("reactive", impl, "compaction") for impl in MODS] + [
-    ("tree", impl, "main") for impl in MODS] + [("fifo", "reference", "main")]
+CASES = (
+    [("reactive", impl, "main") for impl in MODS]
+    + [("reactive", impl, "compaction") for impl in MODS]
+    + [("tree", impl, "main") for impl in MODS]
+    + [("fifo", "reference", "main")]
+)
 
 
 # ---------------------------------------------------------------------------------------------------- sizes
@@ -324,8 +344,15 @@ def test_bad_counts_are_refused_and_change_nothing(name: str, make: Callable[[],
     agg = make()
     agg.insert_many("abcd")
     before, count = agg.snapshot(), agg.combine_count
-    for bad, exc in ((1.5, TypeError), (True, TypeError), ("2", TypeError), (None, TypeError),
-                     (np.float64(1.0), TypeError), (-1, ValueError), (5, EmptyWindowError)):
+    for bad, exc in (
+        (1.5, TypeError),
+        (True, TypeError),
+        ("2", TypeError),
+        (None, TypeError),
+        (np.float64(1.0), TypeError),
+        (-1, ValueError),
+        (5, EmptyWindowError),
+    ):
         with pytest.raises(exc):
             agg.evict_many(bad)
         assert agg.snapshot() == before and agg.combine_count == count and agg.query() == "abcd"
@@ -485,9 +512,21 @@ def reentry_script(agg: Any, values: Sequence[Any], seed: int) -> list[Op]:
     wrap-around and a halving."""
     v = list(values)
     return [
-        ("insert_many", v[:3]), ("insert_with_handle", v[3]), ("insert", v[4]), ("query",), ("remove", 1),
-        ("remove", 2), ("insert_many_with_handles", v[:3]), ("query",), ("evict",), ("evict",), ("query",),
-        ("evict_many", 3), ("query",), ("insert_with_handle", v[5]), ("query",),
+        ("insert_many", v[:3]),
+        ("insert_with_handle", v[3]),
+        ("insert", v[4]),
+        ("query",),
+        ("remove", 1),
+        ("remove", 2),
+        ("insert_many_with_handles", v[:3]),
+        ("query",),
+        ("evict",),
+        ("evict",),
+        ("query",),
+        ("evict_many", 3),
+        ("query",),
+        ("insert_with_handle", v[5]),
+        ("query",),
     ]
 
 
@@ -542,8 +581,14 @@ def test_fifo_reactive_refuses_reentry() -> None:
     def comb(a: str, b: str) -> str:
         agg = box.get("agg")
         if agg is not None:
-            for call in (lambda: agg.insert("z"), agg.evict, agg.query, agg.snapshot, lambda: agg.evict_many(1),
-                         lambda: copy.copy(agg)):
+            for call in (
+                lambda: agg.insert("z"),
+                agg.evict,
+                agg.query,
+                agg.snapshot,
+                lambda: agg.evict_many(1),
+                lambda: copy.copy(agg),
+            ):
                 with pytest.raises(ReentrantCallError):
                     call()
                 refused.append(1)
@@ -573,8 +618,11 @@ def test_round_trips_keep_the_next_handle_and_typed_state(impl: str, how: str) -
     """A snapshot of an empty window does not show the next handle; copies and pickles keep it. Typed kinds
     (the compiled fast paths) round-trip too, FlatFAT included."""
     trip = ROUND_TRIPS[how]
-    for monoid, vals in ((string_concat(), list("abcde")), (sum_f64(), [1.5, -2.0, 0.25, 8.0, 3.0]),
-                         (max_i64(), [3, -7, 12, 5, 1])):
+    for monoid, vals in (
+        (string_concat(), list("abcde")),
+        (sum_f64(), [1.5, -2.0, 0.25, 8.0, 3.0]),
+        (max_i64(), [3, -7, 12, 5, 1]),
+    ):
         ra = MODS[impl].ReactiveAggregator(monoid)
         ra.insert_many(vals)
         ra.remove(2)
@@ -723,8 +771,12 @@ def test_bad_leaf_indices_and_pairs_change_nothing(impl: str) -> None:
     f = MODS[impl].FlatFAT(string_concat(), list("abcd"))
     before, count = f.snapshot(), f.combine_count
     for bad in (-1, 4, 2**70, 1.0, "0", None, True, np.float64(1.0)):
-        for call in (lambda: f.prefix(bad), lambda: f.suffix(bad), lambda: f.leaf(bad),
-                     lambda: f.update([(0, "x"), (bad, "y")])):
+        for call in (
+            lambda: f.prefix(bad),
+            lambda: f.suffix(bad),
+            lambda: f.leaf(bad),
+            lambda: f.update([(0, "x"), (bad, "y")]),
+        ):
             with pytest.raises(IndexError):
                 call()
     for pairs in ([(0, "x"), (1,)], [(0, "x"), 5], [(0, "x"), (1, "y", "z")]):
@@ -754,8 +806,12 @@ def test_typed_values_are_validated_first_and_numpy_is_accepted(impl: str) -> No
     ra.insert_many(np.array([3, 9, 4], dtype=np.int64))
     before, count = ra.snapshot(), ra.combine_count
     for bad in ("x", 1.5, True, 2**63, np.float64(2.0)):
-        for call in (lambda: ra.insert(bad), lambda: ra.insert_many([1, bad]),
-                     lambda: ra.insert_many_with_handles([bad]), lambda: ra.batch([("insert", bad)])):
+        for call in (
+            lambda: ra.insert(bad),
+            lambda: ra.insert_many([1, bad]),
+            lambda: ra.insert_many_with_handles([bad]),
+            lambda: ra.batch([("insert", bad)]),
+        ):
             with pytest.raises((TypeError, ValueError, OverflowError)):
                 call()
     assert ra.snapshot() == before and ra.combine_count == count

@@ -29,9 +29,10 @@ import textwrap
 import threading
 import time
 import types
+from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -151,8 +152,9 @@ def _singles(op: tuple[Any, ...]) -> list[tuple[Any, ...]]:
     return [("evict",)] * arg if name == "evict_many" else [("insert", v) for v in arg]
 
 
-def _check_failed_op(build: Callable[[], Any], script: list[tuple[Any, ...]], i: int, agg: Any, before: Any,
-                     want: list[Any], what: str) -> None:
+def _check_failed_op(
+    build: Callable[[], Any], script: list[tuple[Any, ...]], i: int, agg: Any, before: Any, want: list[Any], what: str
+) -> None:
     """After op ``i`` failed: exactly as before (strong); a bulk loop (insert_many, evict_many) may have applied a
     prefix of its single operations (each all-or-nothing). Then the rest of the script answers like the clean
     run (the failed operation, or the rest of the bulk, again first)."""
@@ -163,13 +165,13 @@ def _check_failed_op(build: Callable[[], Any], script: list[tuple[Any, ...]], i:
         for prev in script[:i]:
             _apply(twin, prev)
         singles = _singles(op)
-        for j, single in enumerate(singles):
+        for j, single in enumerate(singles):  # noqa: B007 (j is read after the loop)
             _apply(twin, single)
             if _observe(twin) == after:
                 break
         else:
             raise AssertionError(f"{what}: a failed {op[0]} left neither the state before nor a prefix of it")
-        for single in singles[j + 1:]:
+        for single in singles[j + 1 :]:
             _apply(agg, single)
         start = i + 1
     else:
@@ -220,8 +222,11 @@ def _range_script() -> list[tuple[Any, ...]]:
 
 CASES: dict[str, tuple[Callable[[types.ModuleType, Monoid[Any, Any, Any]], Any], Callable[[], Any], Any]] = {
     # name: (build(impl, monoid), monoid factory, script)
-    "inv-multi-refold": (lambda impl, m: impl.SlickDequeInv(m, ranges=(1, 3, 5), recompute_every=4), affine,
-                         _inv_script(True)),
+    "inv-multi-refold": (
+        lambda impl, m: impl.SlickDequeInv(m, ranges=(1, 3, 5), recompute_every=4),
+        affine,
+        _inv_script(True),
+    ),
     "inv-plain-refold": (lambda impl, m: impl.SlickDequeInv(m, recompute_every=3), affine, _inv_script(False)),
     "noninv-argmax": (lambda impl, m: impl.SlickDequeNonInv(m, ranges=(2, 4, 6)), argmax, _noninv_script()),
     "noninv-plain": (lambda impl, m: impl.SlickDequeNonInv(m), argmax, _noninv_script()),
@@ -279,8 +284,15 @@ def _fault_sweep(impl: types.ModuleType, case: str, exc: Callable[[], BaseExcept
             with pytest.raises(type(exc())):
                 _apply(agg, script[i])
             f.disarm()
-            _check_failed_op(lambda: build(impl, factory()), script, i, agg, before, want,
-                             f"{case}: failure at call {k} of op {i} {script[i]!r}")
+            _check_failed_op(
+                lambda: build(impl, factory()),
+                script,
+                i,
+                agg,
+                before,
+                want,
+                f"{case}: failure at call {k} of op {i} {script[i]!r}",
+            )
             runs += 1
     return runs
 
@@ -342,8 +354,15 @@ def test_slick_range_is_strong_when_either_deque_raises(impl: types.ModuleType) 
                     positions += 1
                     fh.disarm()
                     fl.disarm()
-                    _check_failed_op(lambda: impl.SlickRange(ranges=(2, 5)), script, i, rng, before, want,
-                                     f"{victim}: call {k} of {script[i]!r}")
+                    _check_failed_op(
+                        lambda: impl.SlickRange(ranges=(2, 5)),
+                        script,
+                        i,
+                        rng,
+                        before,
+                        want,
+                        f"{victim}: call {k} of {script[i]!r}",
+                    )
         assert positions > 10
 
 
@@ -353,8 +372,14 @@ def test_slick_range_is_strong_when_either_deque_raises(impl: types.ModuleType) 
 
 def _child(code: str, timeout: float = 300) -> str:
     env = {**os.environ, "PYTHONFAULTHANDLER": "1"}
-    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                          timeout=timeout, env=env, cwd=HERE)
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        cwd=HERE,
+    )
     assert done.returncode == 0, f"exit {done.returncode}\n{done.stdout}\n{done.stderr[-4000:]}"
     return done.stdout
 
@@ -412,8 +437,15 @@ def reentry_check(impl_name: str) -> int:
                         except ReentrantCallError:
                             assert propagate, f"{case} {name}: refusal escaped"
                             f.disarm()
-                            _check_failed_op(lambda: build(impl, factory()), script, i, agg, before, want,
-                                             f"{case}: re-entrant {name} at {k} of op {i}")
+                            _check_failed_op(
+                                lambda: build(impl, factory()),
+                                script,
+                                i,
+                                agg,
+                                before,
+                                want,
+                                f"{case}: re-entrant {name} at {k} of op {i}",
+                            )
                         else:
                             assert not propagate or not seen or seen[0] is None
                             assert got == want[i], f"{case} re-entrant {name} at call {k} of op {i}: {got!r}"
@@ -439,10 +471,16 @@ def reentry_from_lower_check(impl_name: str) -> int:
     impl = swagkit.optimized if impl_name == "optimized" else swagkit.reference
     runs = 0
     for build, m, ops in (
-        (lambda m: impl.SlickDequeInv(m, ranges=(2, 3)), affine(), [("query",), ("query_range", 2), ("query_all",),
-                                                                   ("step", AFF_VALUES[1])]),
-        (lambda m: impl.SlickDequeNonInv(m, ranges=(2, 3)), argmax(),
-         [("query",), ("query_range", 1), ("query_all",), ("step", ARG_VALUES[0]), ("query_runs",)]),
+        (
+            lambda m: impl.SlickDequeInv(m, ranges=(2, 3)),
+            affine(),
+            [("query",), ("query_range", 2), ("query_all",), ("step", AFF_VALUES[1])],
+        ),
+        (
+            lambda m: impl.SlickDequeNonInv(m, ranges=(2, 3)),
+            argmax(),
+            [("query",), ("query_range", 1), ("query_all",), ("step", ARG_VALUES[0]), ("query_runs",)],
+        ),
         (lambda m: impl.FlatFIT(m), string_concat(), [("query",), ("query_range", 2)]),
     ):
         holder: list[Any] = []
@@ -484,9 +522,14 @@ def slick_range_reentry_check(impl_name: str) -> int:
     impl = swagkit.optimized if impl_name == "optimized" else swagkit.reference
     runs = 0
     targets: dict[str, Callable[[Any], Any]] = {
-        "range.insert": lambda r: r.insert(3), "range.evict": lambda r: r.evict(), "range.query": lambda r: r.query(),
-        "range.copy": lambda r: copy.copy(r), "hi.insert": lambda r: r.hi.insert(3), "lo.evict": lambda r: r.lo.evict(),
-        "hi.query": lambda r: r.hi.query(), "lo.snapshot": lambda r: r.lo.snapshot(),
+        "range.insert": lambda r: r.insert(3),
+        "range.evict": lambda r: r.evict(),
+        "range.query": lambda r: r.query(),
+        "range.copy": lambda r: copy.copy(r),
+        "hi.insert": lambda r: r.hi.insert(3),
+        "lo.evict": lambda r: r.lo.evict(),
+        "hi.query": lambda r: r.hi.query(),
+        "lo.snapshot": lambda r: r.lo.snapshot(),
     }
     for name, call in targets.items():
         for propagate in (False, True):
@@ -654,11 +697,18 @@ def test_sizes_raise_before_allocating_and_never_hang(impl: str) -> None:
     assert lines["inv"] == SIZE_ERRORS
     assert lines["inv_generic"] == SIZE_ERRORS
     ok = "(4, 3.0, 2.0, 3.0, {W: 3.0, 2: 2.0})"
-    assert lines["noninv"] == "[" + ", ".join(
-        [ok.replace("W", str(w)) for w in (2**61, 2**62, 2**63 - 1)] + ["'OverflowError'", "'OverflowError'"]
-    ) + "]"
-    assert lines["recompute"] == "[4611686018427387904, 'OverflowError', 'OverflowError', 'ValueError', " \
-                                 "'ValueError', 'ValueError']"
+    assert (
+        lines["noninv"]
+        == "["
+        + ", ".join(
+            [ok.replace("W", str(w)) for w in (2**61, 2**62, 2**63 - 1)] + ["'OverflowError'", "'OverflowError'"]
+        )
+        + "]"
+    )
+    assert (
+        lines["recompute"] == "[4611686018427387904, 'OverflowError', 'OverflowError', 'ValueError', "
+        "'ValueError', 'ValueError']"
+    )
     assert lines["window"] == "[[1.0, 3.0, 3.0], [1.0, 4.0, 6.0], [1.0, 3.0, 3.0]]"
     assert lines["flatfit"] == "2.0 EmptyWindowError EmptyWindowError ValueError TypeError 2"
     assert out.strip().endswith("done")
@@ -887,7 +937,8 @@ def test_numpy_scalars_and_arrays_are_typed_values(impl: types.ModuleType) -> No
 @pytest.mark.parametrize("impl", ["reference", "optimized"])
 def test_uninitialized_or_reinitialized_objects_raise(impl: str) -> None:
     """A compiled object made by ``__new__`` (no ``__init__``) or initialized twice must not crash."""
-    out = _child(f"""
+    out = _child(
+        f"""
 import swagkit.{impl} as impl
 from swagkit.spec.library import sum_i64, max_f64
 for cls, m in ((impl.SlickDequeInv, sum_i64()), (impl.SlickDequeNonInv, max_f64())):
@@ -912,14 +963,20 @@ try:
 except TypeError:
     print("refused")
 print(len(f))
-""", timeout=60)
+""",
+        timeout=60,
+    )
     assert out.split() == ["refused", "2", "3", "3", "refused", "2", "2.0", "3", "refused", "1"]
 
 
 @pytest.mark.parametrize("impl", IMPLS)
 def test_empty_and_bad_calls_change_nothing(impl: types.ModuleType) -> None:
-    for agg in (impl.SlickDequeInv(affine(), ranges=(3,)), impl.SlickDequeNonInv(argmax(), ranges=(3,)),
-                impl.FlatFIT(string_concat()), impl.SlickRange(ranges=(3,))):
+    for agg in (
+        impl.SlickDequeInv(affine(), ranges=(3,)),
+        impl.SlickDequeNonInv(argmax(), ranges=(3,)),
+        impl.FlatFIT(string_concat()),
+        impl.SlickRange(ranges=(3,)),
+    ):
         before = _state(agg)
         with pytest.raises(EmptyWindowError):
             agg.evict()

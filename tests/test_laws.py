@@ -141,8 +141,12 @@ def test_falsely_commutative_string_concat_is_reported() -> None:
 def test_falsely_commutative_argmax_is_reported_on_a_tie() -> None:
     base = argmax()
     bad = Monoid(
-        identity=base.identity, combine=base.combine, lift=base.lift, name="argmax_claimed_commutative",
-        commutative=True, selective=True,
+        identity=base.identity,
+        combine=base.combine,
+        lift=base.lift,
+        name="argmax_claimed_commutative",
+        commutative=True,
+        selective=True,
     )
     v = _only(check_laws(bad, [(5, "x"), (5, "y")]), "commutativity")
     a, b = v.operands
@@ -150,7 +154,9 @@ def test_falsely_commutative_argmax_is_reported_on_a_tie() -> None:
 
 
 def test_falsely_selective_sum_is_reported() -> None:
-    bad = Monoid(identity=0, combine=sum_monoid().combine, name="sum_claimed_selective", commutative=True, selective=True)
+    bad = Monoid(
+        identity=0, combine=sum_monoid().combine, name="sum_claimed_selective", commutative=True, selective=True
+    )
     violations = check_laws(bad, [1, 2])
     assert [v.law for v in violations] == ["selectivity"]
     a, b = violations[0].operands
@@ -160,8 +166,12 @@ def test_falsely_selective_sum_is_reported() -> None:
 
 def test_wrong_inverse_is_reported() -> None:
     bad = Monoid(
-        identity=0, combine=sum_monoid().combine, name="sum_with_identity_inverse", commutative=True,
-        invertible=True, inverse=lambda a: a,
+        identity=0,
+        combine=sum_monoid().combine,
+        name="sum_with_identity_inverse",
+        commutative=True,
+        invertible=True,
+        inverse=lambda a: a,
     )
     violations = check_laws(bad, [0, 3])
     assert [v.law for v in violations] == ["inverse"]
@@ -172,8 +182,13 @@ def test_wrong_inverse_is_reported() -> None:
 def test_falsely_invertible_bloom_filter_is_reported() -> None:
     base = bloom_filter(m_bits=64, k=2)
     bad = Monoid(
-        identity=0, combine=base.combine, lift=base.lift, name="bloom_claimed_invertible", commutative=True,
-        invertible=True, inverse=lambda a: a,
+        identity=0,
+        combine=base.combine,
+        lift=base.lift,
+        name="bloom_claimed_invertible",
+        commutative=True,
+        invertible=True,
+        inverse=lambda a: a,
     )
     v = _only(check_laws(bad, ["p", "q"]), "inverse")
     assert v.operands

@@ -12,8 +12,9 @@ import pickle
 import statistics
 import subprocess
 import sys
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -43,6 +44,7 @@ from swagkit.spec.library import (
     matrix2x2,
     max_count,
     max_f64,
+    max_i64,
     mean_monoid,
     min_count,
     min_f64,
@@ -53,14 +55,13 @@ from swagkit.spec.library import (
     stddev,
     sum_f64,
     sum_i64,
-    max_i64,
     variance_exact,
     variance_moments_exact,
 )
 from swagkit.spec.monoid import Monoid, check_commutativity, check_selectivity, fold
 
 EXACT = st.one_of(
-    st.integers(min_value=-10**6, max_value=10**6),
+    st.integers(min_value=-(10**6), max_value=10**6),
     st.fractions(min_value=-1000, max_value=1000, max_denominator=50),
 )
 
@@ -112,18 +113,39 @@ def test_library_declares_tight_properties() -> None:
 
 def test_declared_properties_table() -> None:
     expected = {  # id: (commutative, invertible, selective)
-        "sum": (True, True, False), "count": (True, True, False), "mean": (True, True, False),
-        "geomean": (True, False, False), "stddev_pop": (True, False, False), "stddev_sample": (True, False, False),
-        "variance_pop_exact": (True, False, False), "variance_sample_exact": (True, False, False),
-        "variance_moments_exact": (True, True, False), "string_concat": (False, False, False),
-        "max_count": (True, False, False), "min_count": (True, False, False), "matrix2x2": (False, False, False),
-        "max": (True, False, True), "min": (True, False, True), "argmax": (False, False, True),
-        "argmax_first": (False, False, True), "argmin": (False, False, True), "argmin_first": (False, False, True),
-        "first": (False, False, True), "last": (False, False, True), "collect": (False, False, False),
-        "bloom": (True, False, False), "count_min": (True, True, False), "relative_variation": (True, False, False),
-        "relative_variation_mean": (True, False, False), "sum_f64": (True, False, False),
-        "max_f64": (True, False, True), "min_f64": (True, False, True), "sum_i64": (True, True, False),
-        "max_i64": (True, False, True), "min_i64": (True, False, True),
+        "sum": (True, True, False),
+        "count": (True, True, False),
+        "mean": (True, True, False),
+        "geomean": (True, False, False),
+        "stddev_pop": (True, False, False),
+        "stddev_sample": (True, False, False),
+        "variance_pop_exact": (True, False, False),
+        "variance_sample_exact": (True, False, False),
+        "variance_moments_exact": (True, True, False),
+        "string_concat": (False, False, False),
+        "max_count": (True, False, False),
+        "min_count": (True, False, False),
+        "matrix2x2": (False, False, False),
+        "affine": (False, True, False),
+        "max": (True, False, True),
+        "min": (True, False, True),
+        "argmax": (False, False, True),
+        "argmax_first": (False, False, True),
+        "argmin": (False, False, True),
+        "argmin_first": (False, False, True),
+        "first": (False, False, True),
+        "last": (False, False, True),
+        "collect": (False, False, False),
+        "bloom": (True, False, False),
+        "count_min": (True, True, False),
+        "relative_variation": (True, False, False),
+        "relative_variation_mean": (True, False, False),
+        "sum_f64": (True, False, False),
+        "max_f64": (True, False, True),
+        "min_f64": (True, False, True),
+        "sum_i64": (True, True, False),
+        "max_i64": (True, False, True),
+        "min_i64": (True, False, True),
     }
     assert set(expected) == set(LIBRARY)
     for monoid_id, (c, i, s) in expected.items():
@@ -368,7 +390,9 @@ def test_sketch_hashing_is_independent_of_pythonhashseed() -> None:
     outs = set()
     for seed in ("1", "2"):
         env = {"PYTHONHASHSEED": seed, "PYTHONPATH": ":".join(p for p in sys.path if p)}
-        outs.add(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout)
+        outs.add(
+            subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+        )
     assert len(outs) == 1
     assert outs.pop().split()[0] == str(bloom_filter().lift("apple"))
 
@@ -503,3 +527,22 @@ def test_i64_lift_validation(lift: Any) -> None:
     for bad in (INT64_MAX + 1, INT64_MIN - 1, 10**30):
         with pytest.raises(OverflowError):
             lift(bad)
+
+
+def test_affine_is_a_non_commutative_group_that_refuses_bad_maps() -> None:
+    from swagkit.spec.library import affine
+
+    m = affine()
+    f, g = m.lift((2, 1)), m.lift((Fraction(1, 3), -4))
+    assert m.combine(f, g) != m.combine(g, f)
+    for x in (f, g, m.combine(f, g)):
+        assert m.combine(m.inverse(x), x) == m.identity == m.combine(x, m.inverse(x))
+    # the older map runs first: t=5 -> 2*5+1 = 11 -> 11/3 - 4
+    a, b = m.combine(f, g)
+    assert a * 5 + b == Fraction(11, 3) - 4
+    with pytest.raises(ValueError, match="a != 0"):
+        m.lift((0, 1))
+    with pytest.raises(TypeError, match="pair"):
+        m.lift(3)
+    with pytest.raises(TypeError, match="exact"):
+        m.lift((1.5, 0))

@@ -104,13 +104,15 @@ def test_class_api_identical(name: str, impl: str) -> None:
     for m, f in ref_methods.items():
         # full signatures, annotations included (the compiled methods carry the reference's annotation strings)
         assert inspect.signature(methods[m]) == inspect.signature(f), m
-    assert callable(getattr(cls, "__len__"))
+    assert callable(cls.__len__)
     # constructor: same parameters (a compiled type exposes its text signature without annotations)
     assert _params(inspect.signature(cls)) == _params(inspect.signature(ref_cls))
 
 
 def test_window_array_signature() -> None:
-    assert inspect.signature(opt.window_array).parameters.keys() == inspect.signature(ref.window_array).parameters.keys()
+    assert (
+        inspect.signature(opt.window_array).parameters.keys() == inspect.signature(ref.window_array).parameters.keys()
+    )
     assert _params(inspect.signature(opt.window_array)) == _params(inspect.signature(ref.window_array))
 
 
@@ -147,3 +149,19 @@ def test_docstrings_cite_paper(name: str) -> None:
     assert "Theorem" in mod_doc or "Complexity" in mod_doc
     for meth in ("insert", "evict", "query"):
         assert getattr(cls, meth).__doc__
+
+
+def test_every_extension_source_is_loaded() -> None:
+    """The loader's table (read off the cards: ``optimized/_<m>.pyx`` compiles ``reference/<m>.py``) names every
+    extension setup.py builds, and every class it names is a reference class compiled there."""
+    from pathlib import Path
+
+    sources = {p.stem for p in (Path(opt.__file__).parent).glob("_*.pyx")}
+    if sources:  # an installed wheel ships no .pyx
+        assert set(opt.EXTENSIONS) == sources
+    for ext, names in opt.EXTENSIONS.items():
+        for name in names:
+            assert getattr(ref, name).__module__ == f"swagkit.reference.{ext[1:]}", name
+    assert sorted(n for names in opt.EXTENSIONS.values() for n in names) == sorted(
+        set(ALL_CLASSES) - SHARED_WITH_REFERENCE - RECIPES
+    )

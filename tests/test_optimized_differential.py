@@ -13,8 +13,9 @@ import array
 import math
 import random
 import struct
+from collections.abc import Callable
 from dataclasses import fields, is_dataclass, replace
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -38,7 +39,14 @@ from swagkit.spec.library import (
 from swagkit.spec.monoid import Monoid, counted
 
 CLASSES = ["TwoStacks", "TwoStacksLite", "DABA", "DABALite"]
-TYPED: dict[str, Callable[[], Monoid[Any, Any, Any]]] = {"sum_f64": sum_f64, "max_f64": max_f64, "min_f64": min_f64, "sum_i64": sum_i64, "max_i64": max_i64, "min_i64": min_i64}
+TYPED: dict[str, Callable[[], Monoid[Any, Any, Any]]] = {
+    "sum_f64": sum_f64,
+    "max_f64": max_f64,
+    "min_f64": min_f64,
+    "sum_i64": sum_i64,
+    "max_i64": max_i64,
+    "min_i64": min_i64,
+}
 
 
 def _neg_lower(x: Any) -> Any:
@@ -257,7 +265,7 @@ def test_typed_validation_leaves_structure_intact(name: str, kind: str) -> None:
         assert (canon(a.snapshot()), a.combine_count, len(a)) == before
         assert_same(a, r, f"after bad {value!r}")
     # still usable; the boundary values are accepted
-    for v in ([2**53, -(2**53), 3, -0.0] if "f64" in kind else [INT64_MAX, INT64_MIN, 0]):
+    for v in [2**53, -(2**53), 3, -0.0] if "f64" in kind else [INT64_MAX, INT64_MIN, 0]:
         a.insert(v)
         r.insert(v)
         assert_same(a, r, f"boundary {v!r}")

@@ -93,7 +93,13 @@ def test_two_stacks_state_and_order_of_section_3(impl: types.ModuleType) -> None
     s = agg.snapshot()
     assert s.front == (("c", "cdefg"), ("d", "defg"), ("e", "efg"), ("f", "fg"), ("g", "g"))
     assert s.back == (
-        ("h", "h"), ("i", "hi"), ("j", "hij"), ("k", "hijk"), ("l", "hijkl"), ("m", "hijklm"), ("n", "hijklmn"),
+        ("h", "h"),
+        ("i", "hi"),
+        ("j", "hij"),
+        ("k", "hijk"),
+        ("l", "hijkl"),
+        ("m", "hijklm"),
+        ("n", "hijklmn"),
     )
     assert agg.query() == "cdefghijklmn"
 

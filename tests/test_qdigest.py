@@ -11,13 +11,13 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
-
 from decay_helpers import IMPL_IDS, impl_class, refuses_and_keeps
+
 from swagkit.reference.qdigest import QDigest as RefQDigest
 from swagkit.reference.qdigest import qdigests_equivalent
 from swagkit.spec.checkers.qdigest import check_qdigest, closure_gap, family_deficits
-from swagkit.spec.decay_bounds import qdigest_size_bound
-from swagkit.spec.decay_errors import (
+from swagkit.spec.decay.bounds import qdigest_size_bound
+from swagkit.spec.decay.errors import (
     IncompatibleSummaryError,
     InputTypeError,
     InvalidParameterError,
@@ -25,8 +25,8 @@ from swagkit.spec.decay_errors import (
     OutOfUniverseError,
     WeightOverflowError,
 )
-from swagkit.spec.decay_oracle import RankProfile, quantile_violation
-from swagkit.spec.decay_snapshots import node_range
+from swagkit.spec.decay.oracle import RankProfile, quantile_violation
+from swagkit.spec.decay.snapshots import node_range
 from swagkit.spec.errors import InvariantViolation, SwagkitError
 from swagkit.spec.monoid import check_laws
 from swagkit.verify import registry
@@ -354,7 +354,7 @@ def test_equivalence_is_the_stated_tolerance() -> None:
         b.insert(63 - x)
     assert qdigests_equivalent(a, b)
     c = RefQDigest(6, 0.25)
-    for x in range(64):
+    for _ in range(64):
         c.insert(0)
     assert not qdigests_equivalent(a, c)  # same total, ranks far apart
     assert not qdigests_equivalent(a, RefQDigest(6, 0.5))

@@ -11,12 +11,11 @@ from __future__ import annotations
 import math
 import random
 import struct
+from collections.abc import Callable
 from dataclasses import fields, is_dataclass
-from typing import Any, Callable
+from typing import Any
 
 import pytest
-from hypothesis import settings
-from hypothesis import strategies as st
 
 import swagkit.optimized as opt
 import swagkit.reference as ref
@@ -29,10 +28,9 @@ from swagkit.spec.monoid import Monoid
 from swagkit.spec.nonfifo import InvalidHandleError, OrderedMultisetWindow
 from swagkit.spec.snapshots import ReactiveState
 from swagkit.verify import checked, registry
-from swagkit.verify.debug import CheckedNonFifoAggregator
-from swagkit.verify.runner import describe_exception
+from swagkit.verify.kinds.fifo import CheckedNonFifoAggregator
 from swagkit.verify.machine import run_machine
-from swagkit.verify.strategies import strategy_for
+from swagkit.verify.runner import describe_exception
 
 IMPLS = {"reference": ref.ReactiveAggregator, "optimized": opt.ReactiveAggregator}
 ALL_IMPLS = {**IMPLS, "fallback": _fallback.ReactiveAggregator}
@@ -271,7 +269,9 @@ def test_batch_bound_over_distinct_slots(impl: str) -> None:
         ra.batch(events)
         after = ra.snapshot()
         assert after.capacity == 64  # no rebuild in this regime
-        written = {i for i in range(64) if before.nodes[64 + i] != after.nodes[64 + i] or before.handles[i] != after.handles[i]}
+        written = {
+            i for i in range(64) if before.nodes[64 + i] != after.nodes[64 + i] or before.handles[i] != after.handles[i]
+        }
         m_distinct = max(len(written), 1)
         assert ra.combine_count - c0 <= m_distinct * (1 + math.ceil(math.log2(64 / m_distinct)))
         assert ra.query() == "".join(model_vals)
@@ -409,7 +409,7 @@ def test_fifo_machine(monoid: str, implementation: str) -> None:
 
 def test_registry_metadata() -> None:
     info = registry.algorithm("reactive")
-    assert info.kind == "fifo" and info.checker == "reactive" and info.budget == "reactive"
+    assert info.kind.name == "fifo" and info.checker == "reactive" and info.budget == "reactive"
     assert registry.resolve_class("reactive", "optimized") is opt.ReactiveAggregator
     w = registry.create("reactive", "string_concat", check=True)
     w.insert_many("abc")
@@ -462,8 +462,9 @@ def test_nonfifo_rules_of_the_shared_machine(impl: str, mname: str) -> None:
     impl_id = "reference" if impl == "reference" else "optimized"
     if impl == "fallback":
         cls = IMPLS[impl]
-        info = registry.AlgorithmInfo("reactive_fallback_probe", "ReactiveAggregator", "probe", "-", "reactive",
-                                      "reactive")
+        info = registry.AlgorithmInfo(
+            "reactive_fallback_probe", "ReactiveAggregator", "probe", "-", "reactive", "reactive"
+        )
         with registry.registered(info, {"reference": cls}):
             stats = run_machine(info.id, mname, "reference", max_examples=15, steps=40, seed=2)
     else:
@@ -504,9 +505,18 @@ def gen_diff(mname: str, rng: random.Random) -> Any:
     if mname in MONOIDS:
         return gen_value(mname, rng)
     if "f64" in mname:
-        return rng.choice([rng.uniform(-1e6, 1e6), 0.1, -0.0, 0.0, float(rng.randint(-3, 3)),
-                           rng.uniform(-1, 1) * 10 ** rng.randint(-300, 300),
-                           math.inf if mname != "sum_f64" else 1e308, -math.inf if mname != "sum_f64" else -1e308])
+        return rng.choice(
+            [
+                rng.uniform(-1e6, 1e6),
+                0.1,
+                -0.0,
+                0.0,
+                float(rng.randint(-3, 3)),
+                rng.uniform(-1, 1) * 10 ** rng.randint(-300, 300),
+                math.inf if mname != "sum_f64" else 1e308,
+                -math.inf if mname != "sum_f64" else -1e308,
+            ]
+        )
     return rng.choice([rng.randint(-(2**63), 2**63 - 1), rng.randint(-5, 5)])
 
 
@@ -640,7 +650,7 @@ def test_fifo_optimization_masked_matches_explicit_bottom(mname: str) -> None:
 
     rng = random.Random(21)
     m = MONOIDS[mname]()
-    for trial in range(10):
+    for _trial in range(10):
         minc = rng.choice([1, 2, 4])
         fast, full = FifoReactiveAggregator(m, minc), ref.ReactiveAggregator(m, minc)
         model: OrderedMultisetWindow[Any, Any, Any] = OrderedMultisetWindow(m)

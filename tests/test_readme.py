@@ -36,3 +36,19 @@ def test_readme_robustness_table_is_what_the_classes_declare() -> None:
     from swagkit.verify import registry
 
     assert registry.robustness_markdown().strip() in README.read_text(encoding="utf-8")
+
+
+def test_readme_generated_tables_are_current() -> None:
+    """Every ``<!-- generated: … -->`` block is what ``tools/sync_readme.py`` writes (three blocks: the
+    algorithm, paper-004 and robustness tables)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("sync_readme", README.parent / "tools" / "sync_readme.py")
+    assert spec is not None and spec.loader is not None
+    sync = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sync)
+    text = README.read_text(encoding="utf-8")
+    assert len(sync.BLOCK.findall(text)) == 3
+    assert sync.synced(text) == text
+    stale = text.replace("| DABA | `daba` |", "| DABA | `dabba` |", 1)
+    assert stale != text and sync.synced(stale) == text

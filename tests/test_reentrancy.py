@@ -17,7 +17,6 @@ import subprocess
 import sys
 
 import pytest
-
 from hardening import CASES_BY_ID
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -27,7 +26,10 @@ CASES = list(CASES_BY_ID.values())
 def _child(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, os.path.join(HERE, "hardening.py"), *args],
-        capture_output=True, text=True, timeout=900, env={**os.environ, "PYTHONFAULTHANDLER": "1"},
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**os.environ, "PYTHONFAULTHANDLER": "1"},
     )
 
 
@@ -97,7 +99,14 @@ print("survived", seen.count("refused"))
 def test_a_values_del_calling_back_in_is_refused_or_harmless(implementation: str) -> None:
     """Decrefs inside an operation can run a value's ``__del__``; if it calls back into the structure the guard
     refuses it (the running operation is undisturbed) or, between operations, it is an ordinary call."""
-    done = subprocess.run([sys.executable, "-c", _DEL_SCRIPT, implementation], capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "PYTHONFAULTHANDLER": "1"})
-    assert done.returncode == 0 and "survived" in done.stdout, f"exit {done.returncode}\n{done.stdout}\n{done.stderr[-3000:]}"
+    done = subprocess.run(
+        [sys.executable, "-c", _DEL_SCRIPT, implementation],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONFAULTHANDLER": "1"},
+    )
+    assert done.returncode == 0 and "survived" in done.stdout, (
+        f"exit {done.returncode}\n{done.stdout}\n{done.stderr[-3000:]}"
+    )
     assert int(done.stdout.split()[-1]) > 0  # some __del__ ran while an operation held the guard

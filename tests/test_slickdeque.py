@@ -134,7 +134,7 @@ def test_paper_answer_loops_accept_an_expired_node_and_the_fix_does_not() -> Non
 
 
 def _brute(m: Monoid[Any, Any, Any], window: list[Any], r: int) -> Any:
-    return m.lower(fold(m, [m.lift(x) for x in window[max(len(window) - r, 0):]]))
+    return m.lower(fold(m, [m.lift(x) for x in window[max(len(window) - r, 0) :]]))
 
 
 ops = st.lists(st.one_of(st.integers(-6, 6), st.just("evict")), max_size=60)
@@ -302,7 +302,9 @@ def test_inv_rejects_non_invertible_monoids_naming_alternatives(impl: types.Modu
 
 
 @pytest.mark.parametrize("impl", IMPLS)
-@pytest.mark.parametrize("factory", [argmax, lambda: argmax(ties="left"), argmin, lambda: argmin(ties="left"), first, last])
+@pytest.mark.parametrize(
+    "factory", [argmax, lambda: argmax(ties="left"), argmin, lambda: argmin(ties="left"), first, last]
+)
 def test_noninv_non_commutative_selective_monoids(impl: types.ModuleType, factory: Any) -> None:
     m = factory()
     rng = random.Random(3)
@@ -376,9 +378,7 @@ def _aff_inv(f: Affine) -> Affine:
     return (1 / f[0], -f[1] / f[0])
 
 
-AFFINE = Monoid(
-    identity=(Fraction(1), Fraction(0)), combine=_aff, name="affine", invertible=True, inverse=_aff_inv
-)
+AFFINE = Monoid(identity=(Fraction(1), Fraction(0)), combine=_aff, name="affine", invertible=True, inverse=_aff_inv)
 
 
 def test_affine_group_is_a_non_commutative_group() -> None:
@@ -439,9 +439,9 @@ def test_sum_f64_drift_is_bounded(impl: types.ModuleType, k: int) -> None:
     for i, x in enumerate(xs):
         got = agg.step(x)
         for r in ranges:
-            window = xs[max(0, i - r + 1): i + 1]
+            window = xs[max(0, i - r + 1) : i + 1]
             exact = float(sum(Fraction(v) for v in window))
-            recent = xs[max(0, i - r - k + 1): i + 1]  # every value that can be in the running sum since a refold
+            recent = xs[max(0, i - r - k + 1) : i + 1]  # every value that can be in the running sum since a refold
             bound = f64_drift_bound(recent, r, k) + abs(exact) * 2**-52  # + rounding of the exact value itself
             assert abs(got[r] - exact) <= bound
             worst = max(worst, abs(got[r] - exact) / bound)
@@ -560,8 +560,11 @@ def test_plan_non_constant_range_in_partials() -> None:
     xs = list(range(1, 40))
     for variant, m in (("inv", sum_monoid()), ("noninv", max_monoid())):
         got = run_plan(plan, m, xs, variant)
-        want = [(T, qi, fold(m, xs[max(0, T - q.range):T])) for qi, q in enumerate(plan.queries)
-                for T in range(q.slide, len(xs) + 1, q.slide)]
+        want = [
+            (T, qi, fold(m, xs[max(0, T - q.range) : T]))
+            for qi, q in enumerate(plan.queries)
+            for T in range(q.slide, len(xs) + 1, q.slide)
+        ]
         assert sorted(got) == sorted(want)
 
 
@@ -593,8 +596,11 @@ def test_plan_driver_matches_brute_force(queries: list[ACQ], xs: list[int]) -> N
         ("noninv", max_monoid(), swagkit.optimized),
     ):
         got = run_plan(plan, m, xs, variant, classes=(impl.SlickDequeInv, impl.SlickDequeNonInv))
-        want = [(T, qi, fold(m, xs[max(0, T - q.range):T])) for qi, q in enumerate(queries)
-                for T in range(q.slide, len(xs) + 1, q.slide)]
+        want = [
+            (T, qi, fold(m, xs[max(0, T - q.range) : T]))
+            for qi, q in enumerate(queries)
+            for T in range(q.slide, len(xs) + 1, q.slide)
+        ]
         assert sorted(got) == sorted(want)
 
 

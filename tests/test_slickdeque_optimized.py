@@ -9,8 +9,9 @@ import array
 import math
 import random
 import struct
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -66,7 +67,7 @@ def _bits(x: Any) -> Any:
 
 def gen(name: str, rng: random.Random, i: int) -> Any:
     if "i64" in name:
-        return rng.choice([0, 1, -5, 7, INT64_MAX, INT64_MIN, rng.randint(-10**6, 10**6)])
+        return rng.choice([0, 1, -5, 7, INT64_MAX, INT64_MIN, rng.randint(-(10**6), 10**6)])
     if "f64" in name:
         return rng.choice([0.0, -0.0, 1.5, -2.25, 1e16, -1e16, 0.1, math.inf, -math.inf, 3, rng.random()])
     if name == "argmax":
@@ -178,7 +179,7 @@ def test_typed_validation_leaves_structure_intact(cls: str) -> None:
 def test_window_array_matches_reference(window: int) -> None:
     rng = random.Random(window)
     xs = [rng.uniform(-1e3, 1e3) for _ in range(2000)]
-    ints = [rng.randint(-10**9, 10**9) for _ in range(2000)]
+    ints = [rng.randint(-(10**9), 10**9) for _ in range(2000)]
     for cls, m, data in (
         ("SlickDequeNonInv", max_f64(), xs),
         ("SlickDequeNonInv", min_f64(), xs),
@@ -198,9 +199,16 @@ def test_window_array_matches_reference(window: int) -> None:
 @pytest.mark.parametrize("implementation", ["reference", "optimized"])
 @pytest.mark.parametrize(
     ("algorithm", "monoid"),
-    [("slickdeque_inv", "sum"), ("slickdeque_inv", "count_min"), ("slickdeque_inv", "sum_i64"),
-     ("slickdeque_noninv", "max_f64"), ("slickdeque_noninv", "argmax"), ("slickdeque_noninv", "argmin_first"),
-     ("slickdeque_noninv", "first"), ("slickdeque_noninv", "last")],
+    [
+        ("slickdeque_inv", "sum"),
+        ("slickdeque_inv", "count_min"),
+        ("slickdeque_inv", "sum_i64"),
+        ("slickdeque_noninv", "max_f64"),
+        ("slickdeque_noninv", "argmax"),
+        ("slickdeque_noninv", "argmin_first"),
+        ("slickdeque_noninv", "first"),
+        ("slickdeque_noninv", "last"),
+    ],
 )
 def test_fifo_machine(algorithm: str, monoid: str, implementation: str) -> None:
     assert implementation in registry.available_implementations(algorithm)

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 import swagkit.optimized
+import swagkit.reference
 from swagkit.verify.spark import DiffTask, make_tasks, run_on_spark, run_task, summarize
 
 pytestmark = pytest.mark.spark
@@ -36,8 +37,12 @@ def test_run_task_reports_the_first_difference(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_spark_runs_every_in_order_algorithm(spark: Any) -> None:
-    tasks = make_tasks(["two_stacks", "two_stacks_lite", "daba", "daba_lite", "recalc"],
-                       ["string_concat", "max_count", "sum_i64", "geomean", "stddev_sample"], seeds=2, steps=800)
+    tasks = make_tasks(
+        ["two_stacks", "two_stacks_lite", "daba", "daba_lite", "recalc"],
+        ["string_concat", "max_count", "sum_i64", "geomean", "stddev_sample"],
+        seeds=2,
+        steps=800,
+    )
     results = run_on_spark(spark, tasks)
     assert [r.task for r in results] == tasks
     summary = summarize(results)
@@ -109,6 +114,7 @@ def test_decay_runner_checks_answers_against_the_exact_oracle(monkeypatch: pytes
     import swagkit.reference
 
     for module in (swagkit.reference, swagkit.optimized):
+
         class Overcounts(module.SlidingWindowCount):  # type: ignore[misc, name-defined]
             def count(self, w: int) -> int:
                 c = super().count(w)
@@ -121,11 +127,11 @@ def test_decay_runner_checks_answers_against_the_exact_oracle(monkeypatch: pytes
 
 def test_qdigest_merge_run_on_spark(spark: Any) -> None:
     """q-digests per partition merged by reduce: whole-stream rank and size bounds, compiled == reference."""
-    from swagkit.spec.decay_bounds import qdigest_size_bound
-    from swagkit.verify.spark_decay import MergeTask, run_merge_on_spark
+    from swagkit.spec.decay.bounds import qdigest_size_bound
+    from swagkit.verify.kinds.decay.spark import MergeTask, run_merge_on_spark
 
-    task = MergeTask(seed=1, items=6000, partitions=4, chunk=400)
-    result = run_merge_on_spark(spark, task)
+    task = MergeTask("qdigest", seed=1, items=6000, partitions=4, chunk=400)
+    result = run_merge_on_spark(spark, task, (swagkit.reference.QDigest, swagkit.optimized.QDigest))
     assert result.ok, result.detail
     # one digest per started chunk of 400 items in every partition (pyspark slices by serialized batches)
     sizes = spark.sparkContext.parallelize(list(range(task.items)), task.partitions).glom().map(len).collect()
@@ -141,12 +147,12 @@ def test_qdigest_merge_run_catches_a_lossy_merge(spark: Any) -> None:
     from pathlib import Path
 
     from swagkit.reference.qdigest import QDigest
-    from swagkit.verify.spark_decay import MergeTask, run_merge_on_spark
+    from swagkit.verify.kinds.decay.spark import MergeTask, run_merge_on_spark
 
     spark.sparkContext.addPyFile(str(Path(__file__).with_name("planted_decay_bugs.py")))
     from planted_decay_bugs import DropsLastRange
 
-    task = MergeTask(seed=3, items=3000, partitions=3, chunk=500)
+    task = MergeTask("qdigest", seed=3, items=3000, partitions=3, chunk=500)
     # the lost range is caught by the comparison with the reference merge or, as soon as Spark pickles the
     # broken digest between tasks, by the snapshot check every unpickling runs (total ≠ sum of the counts)
     broken_snapshot = "differs from the sum of the counts"

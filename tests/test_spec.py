@@ -6,7 +6,8 @@ from __future__ import annotations
 import dataclasses
 import random
 import types
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -145,8 +146,13 @@ CORRUPTIONS: list[tuple[str, str, Callable[[Any], Any]]] = [
     ("recalc", "values", lambda s: dataclasses.replace(s, values=_set(s.values, 0, "X"))),
 ]
 
-_CLASS_OF = {"two_stacks": "TwoStacks", "two_stacks_lite": "TwoStacksLite", "daba": "DABA",
-             "daba_lite": "DABALite", "recalc": "Recalc"}
+_CLASS_OF = {
+    "two_stacks": "TwoStacks",
+    "two_stacks_lite": "TwoStacksLite",
+    "daba": "DABA",
+    "daba_lite": "DABALite",
+    "recalc": "Recalc",
+}
 
 
 def _state_with_all_sublists(algorithm: str) -> tuple[Any, list[str]]:
@@ -156,7 +162,7 @@ def _state_with_all_sublists(algorithm: str) -> tuple[Any, list[str]]:
     for _ in range(2000):
         agg = cls(string_concat())
         model = FifoSwag(string_concat())
-        for step in range(rng.randint(5, 60)):
+        for _step in range(rng.randint(5, 60)):
             if len(agg) and rng.random() < 0.4:
                 agg.evict()
                 model.evict()
@@ -180,7 +186,9 @@ def _state_with_all_sublists(algorithm: str) -> tuple[Any, list[str]]:
     raise AssertionError("no suitable state found")
 
 
-@pytest.mark.parametrize(("algorithm", "invariant", "corrupt"), CORRUPTIONS, ids=[f"{a}-{i}" for a, i, _ in CORRUPTIONS])
+@pytest.mark.parametrize(
+    ("algorithm", "invariant", "corrupt"), CORRUPTIONS, ids=[f"{a}-{i}" for a, i, _ in CORRUPTIONS]
+)
 def test_checker_names_the_broken_invariant(algorithm: str, invariant: str, corrupt: Callable[[Any], Any]) -> None:
     state, window = _state_with_all_sublists(algorithm)
     CHECKERS[algorithm](state, string_concat(), window)  # healthy

@@ -1,10 +1,11 @@
-"""Stateful verification: the generic machine over every algorithm × implementation × key monoids.
+"""Stateful verification: the generic machine over every FIFO algorithm × implementation × key monoids.
 
 Monoids: ``string_concat`` and ``matrix2x2`` (non-commutative: operand order matters, so a swapped ``⊗`` is
-caught), ``max_count`` (non-invertible, not selective: nothing can be "subtracted") and ``max_f64`` (a typed
-monoid: the optimized implementation's C fast path). Each run checks the model, the invariants, the ⊗ budgets
-and the space claim after every operation (see :mod:`swagkit.verify.machine`). Plus the paper's window shapes
-at sizes well above the deque's chunk size, and the machine catching planted bugs.
+caught), ``max_count`` (non-invertible, not selective: nothing can be "subtracted"), ``max_f64`` (a typed monoid: the
+optimized implementation's C fast path), ``affine`` (a non-commutative group, for the algorithms that need an inverse)
+and ``argmax`` (selective and non-commutative). Each run checks the model, the invariants, the ⊗ budgets and the space
+claim after every operation (see :mod:`swagkit.verify.machine`). Plus the paper's window shapes at sizes well above the
+deque's chunk size, and the machine catching planted bugs.
 """
 
 from __future__ import annotations
@@ -20,15 +21,24 @@ from swagkit.spec.library import LIBRARY
 from swagkit.verify import checked, registry
 from swagkit.verify.machine import make_machine, run_machine
 
-MONOIDS = ["string_concat", "matrix2x2", "max_count", "max_f64"]
-BUILTIN = ["recalc", "two_stacks", "two_stacks_lite", "daba", "daba_lite"]
+MONOIDS = ["string_concat", "matrix2x2", "max_count", "max_f64", "affine", "argmax"]
+#: every registered FIFO algorithm (a new card is covered without editing this file), over each of MONOIDS it
+#: supports: the invertible-only ones (SlickDeque Inv, Subtract-on-Evict) get the non-commutative group ``affine``,
+#: the selective-only one (SlickDeque Non-Inv) the non-commutative ``argmax`` (ties go to one side)
+FIFO = [a for a, info in registry.ALGORITHMS.items() if info.kind.name == "fifo"]
 
 COMBOS = [
     pytest.param(a, m, impl, id=f"{a}-{m}-{impl}")
-    for a in BUILTIN
+    for a in FIFO
     for impl in registry.available_implementations(a)
     for m in MONOIDS
+    if registry.algorithm(a).supports(LIBRARY[m].factory())
 ]
+
+
+def test_every_fifo_algorithm_runs_over_a_non_commutative_monoid() -> None:
+    covered = {p.values[0] for p in COMBOS if not LIBRARY[str(p.values[1])].factory().commutative}
+    assert covered == set(FIFO) and len(FIFO) >= 10
 
 
 @pytest.mark.parametrize(("algorithm", "monoid", "implementation"), COMBOS)
@@ -47,7 +57,8 @@ def test_machine_reaches_chunk_boundaries() -> None:
 def test_machine_class_is_named_after_its_combination() -> None:
     machine = make_machine("daba_lite", "max_count", "reference")
     assert machine.__name__ == "DabaLiteMaxCountReferenceMachine"
-    assert (machine.algorithm_id, machine.monoid_id, machine.implementation) == ("daba_lite", "max_count", "reference")
+    subject = machine.subject
+    assert (subject.name, machine.monoid_id, subject.implementation) == ("daba_lite", "max_count", "reference")
 
 
 def _values(monoid: str, n: int) -> list[Any]:
@@ -58,10 +69,15 @@ def _values(monoid: str, n: int) -> list[Any]:
 
 
 @pytest.mark.parametrize(
-    ("algorithm", "implementation"),
-    [pytest.param(a, impl, id=f"{a}-{impl}") for a in BUILTIN for impl in registry.available_implementations(a)],
+    ("algorithm", "implementation", "monoid"),
+    [
+        pytest.param(a, impl, m, id=f"{a}-{impl}-{m}")
+        for a in FIFO
+        for impl in registry.available_implementations(a)
+        for m in ("string_concat", "max_count", "affine")
+        if registry.algorithm(a).supports(LIBRARY[m].factory()) and (m != "affine" or registry.algorithm(a).requires)
+    ],
 )
-@pytest.mark.parametrize("monoid", ["string_concat", "max_count"])
 def test_window_shapes(algorithm: str, implementation: str, monoid: str) -> None:
     """000 §7.1 static window and §7.2 fill-and-drain, plus a see-saw, at sizes spanning several chunks."""
     w = checked(registry.create(algorithm, monoid, implementation, check=False))
@@ -98,8 +114,12 @@ def planted_bug() -> Any:
     finally:
         sys.path.pop(0)
     info = registry.AlgorithmInfo(
-        "planted_swapped_shrink", "SwappedShrink", "DABA Lite with a swapped shrink", "tests/planted_bugs.py",
-        checker="daba_lite", budget="daba_lite",
+        "planted_swapped_shrink",
+        "SwappedShrink",
+        "DABA Lite with a swapped shrink",
+        "tests/planted_bugs.py",
+        checker="daba_lite",
+        budget="daba_lite",
     )
     with registry.registered(info, {"reference": SwappedShrink}):
         yield info.id

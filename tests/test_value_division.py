@@ -8,13 +8,13 @@ from __future__ import annotations
 import math
 
 import pytest
-
 from decay_helpers import IMPL_IDS, drive, impl_class, refuses_and_keeps
+
 from swagkit.reference.value_division import ValueDivision as RefVD
 from swagkit.spec.checkers.value_division import check_value_division
 from swagkit.spec.decay import ExponentialDecay, NoDecay, PolynomialDecay, SlidingWindowDecay, UserDecay
-from swagkit.spec.decay_bounds import value_division_error, value_division_summary_bound
-from swagkit.spec.decay_errors import (
+from swagkit.spec.decay.bounds import value_division_error, value_division_summary_bound
+from swagkit.spec.decay.errors import (
     ClockError,
     FutureTimestampError,
     InputTypeError,
@@ -22,8 +22,8 @@ from swagkit.spec.decay_errors import (
     NegativeWeightError,
     OutOfUniverseError,
 )
-from swagkit.spec.decay_oracle import ExactStream
-from swagkit.spec.decay_streams import GENERATORS, generate
+from swagkit.spec.decay.oracle import ExactStream
+from swagkit.spec.decay.streams import GENERATORS, generate
 from swagkit.spec.errors import InvariantViolation
 
 SETTINGS = [(PolynomialDecay(1.0), 0.1, 0.1), (PolynomialDecay(2.5), 0.3, 0.05), (ExponentialDecay(0.02), 0.2, 0.2)]
@@ -45,7 +45,9 @@ def test_error_bound_on_every_stream(impl: str, kind: str) -> None:
         vd.maintain()
         report = check_value_division(vd.snapshot(), decay, o)
         assert {"bucket boundaries", "spread", "maintenance", "digests", "error"} <= set(report.hard)
-        assert vd.summary_count() <= value_division_summary_bound(decay, theta, vd.now - min(lo for lo, _, _ in vd.intervals()))
+        assert vd.summary_count() <= value_division_summary_bound(
+            decay, theta, vd.now - min(lo for lo, _, _ in vd.intervals())
+        )
 
 
 @pytest.mark.parametrize("impl", IMPL_IDS)
@@ -149,8 +151,12 @@ def test_compiled_matches_reference_exactly() -> None:
                 c.insert(a.value, a.timestamp, a.weight)
                 if i % 300 == 0:
                     assert r.snapshot() == c.snapshot()
-                    assert (r.decayed_count(), r.decayed_rank(9), r.decayed_quantile(0.5), r.decayed_heavy_hitters(0.2)) == (
-                        c.decayed_count(), c.decayed_rank(9), c.decayed_quantile(0.5), c.decayed_heavy_hitters(0.2))
+                    assert (
+                        r.decayed_count(),
+                        r.decayed_rank(9),
+                        r.decayed_quantile(0.5),
+                        r.decayed_heavy_hitters(0.2),
+                    ) == (c.decayed_count(), c.decayed_rank(9), c.decayed_quantile(0.5), c.decayed_heavy_hitters(0.2))
             r.maintain()
             c.maintain()
             assert r.snapshot() == c.snapshot() and repr(r) == repr(c) and r.intervals() == c.intervals()
@@ -169,7 +175,10 @@ def test_checker_catches_broken_states() -> None:
     with pytest.raises(InvariantViolation) as info:
         check_value_division(type(s)(**{**s.__dict__, "summaries": stretched}), g, o)
     assert info.value.invariant in ("spread", "conservation", "digests", "soundness")
-    overlapping = (type(first)(first.lo, first.hi, first.digest), type(second)(second.lo, first.lo, second.digest)) + s.summaries[2:]
+    overlapping = (
+        type(first)(first.lo, first.hi, first.digest),
+        type(second)(second.lo, first.lo, second.digest),
+    ) + s.summaries[2:]
     with pytest.raises(InvariantViolation) as info:
         check_value_division(type(s)(**{**s.__dict__, "summaries": overlapping}), g, o)
     assert info.value.invariant == "bucket boundaries"

@@ -96,8 +96,9 @@ def test_checked_catches_a_wrong_salvage() -> None:
 
 @pytest.mark.parametrize("cls, passes", [(RefusingStacks, True), (LyingStacks, False)])
 def test_the_machine_judges_a_user_aggregator_with_the_refuse_guarantee(cls: type, passes: bool) -> None:
-    info = registry.AlgorithmInfo(cls.algorithm, cls.__name__, "user's (test only)", "-",
-                                  checker="two_stacks", budget="two_stacks")
+    info = registry.AlgorithmInfo(
+        cls.algorithm, cls.__name__, "user's (test only)", "-", checker="two_stacks", budget="two_stacks"
+    )
     with registry.registered(info, {"reference": cls}):
         if passes:
             run_machine(cls.algorithm, "string_concat", max_examples=30, steps=30, seed=0)

@@ -10,12 +10,12 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
-
 from decay_helpers import IMPL_IDS, drive, impl_class, refuses_and_keeps
+
 from swagkit.reference.window_count import SlidingWindowCount as RefCount
 from swagkit.spec.checkers.window_count import check_window_count, estimate_count
-from swagkit.spec.decay_bounds import window_count_alpha_min
-from swagkit.spec.decay_errors import (
+from swagkit.spec.decay.bounds import window_count_alpha_min
+from swagkit.spec.decay.errors import (
     ClockError,
     FutureTimestampError,
     InputTypeError,
@@ -24,8 +24,8 @@ from swagkit.spec.decay_errors import (
     OutOfUniverseError,
     WeightOverflowError,
 )
-from swagkit.spec.decay_oracle import ExactStream
-from swagkit.spec.decay_streams import GENERATORS, generate
+from swagkit.spec.decay.oracle import ExactStream
+from swagkit.spec.decay.streams import GENERATORS, generate
 from swagkit.spec.errors import InvariantViolation
 
 
@@ -44,8 +44,14 @@ def test_relative_error_on_every_stream(impl: str, kind: str) -> None:
         state["worst"] = max(state["worst"], report.measures.get("window_count error / (ε·D_w)", 0.0))
         assert not [f for f in report.soft if f.invariant != "family lower bound"]
 
-    drive(c, generate(kind, 1800, time_bits=T, value_bits=8, seed=21, weighted=kind in ("flow", "bursts")), o,
-          values=False, every=300, on_check=check)
+    drive(
+        c,
+        generate(kind, 1800, time_bits=T, value_bits=8, seed=21, weighted=kind in ("flow", "bursts")),
+        o,
+        values=False,
+        every=300,
+        on_check=check,
+    )
     c.compress()
     check(0)
     assert state["worst"] <= 1.0
@@ -122,7 +128,9 @@ def test_erratum_estimator_underestimates() -> None:
     strictly_below = 0
     for lv in s.levels:
         for tau in range(max(lv.tau, 0), 256):
-            est = sum(cnt for n, cnt in lv.nodes if ((n - (1 << (n.bit_length() - 1))) << (8 - n.bit_length() + 1)) > tau)
+            est = sum(
+                cnt for n, cnt in lv.nodes if ((n - (1 << (n.bit_length() - 1))) << (8 - n.bit_length() + 1)) > tau
+            )
             true = o.right_rank(tau)
             assert est <= true
             strictly_below += est < true

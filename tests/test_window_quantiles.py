@@ -10,21 +10,21 @@ import math
 from typing import Any
 
 import pytest
-
 from decay_helpers import IMPL_IDS, drive, impl_class, refuses_and_keeps
+
 from swagkit.reference.window_quantiles import SlidingWindowQuantiles as RefWQ
 from swagkit.spec.checkers.window_quantiles import check_window_quantiles
 from swagkit.spec.decay import ExponentialDecay, NoDecay, PolynomialDecay, SlidingWindowDecay, UserDecay
-from swagkit.spec.decay_bounds import window_quantiles_alpha_min
-from swagkit.spec.decay_errors import (
+from swagkit.spec.decay.bounds import window_quantiles_alpha_min
+from swagkit.spec.decay.errors import (
     FutureTimestampError,
     InputTypeError,
     InvalidParameterError,
     NegativeWeightError,
     OutOfUniverseError,
 )
-from swagkit.spec.decay_oracle import ExactStream, RankProfile, heavy_hitters_violation, quantile_violation
-from swagkit.spec.decay_streams import GENERATORS, generate
+from swagkit.spec.decay.oracle import ExactStream, RankProfile, heavy_hitters_violation, quantile_violation
+from swagkit.spec.decay.streams import GENERATORS, generate
 from swagkit.spec.errors import InvariantViolation
 
 DECAYS = [PolynomialDecay(1.0), ExponentialDecay(0.05), SlidingWindowDecay(40), NoDecay()]
@@ -46,8 +46,13 @@ def test_bounds_on_every_stream(impl: str, kind: str) -> None:
         for name, ratio in report.measures.items():
             assert ratio <= 1.0, name
 
-    drive(s, generate(kind, 1800, time_bits=T, value_bits=B, seed=21, weighted=kind == "flow"), o, every=600,
-          on_check=check)
+    drive(
+        s,
+        generate(kind, 1800, time_bits=T, value_bits=B, seed=21, weighted=kind == "flow"),
+        o,
+        every=600,
+        on_check=check,
+    )
     for w in (1, 3, 30, 300, s.now + 1):
         prof = o.window_profile(w)
         for phi in (0.0, 0.05, 0.5, 0.95, 1.0):
@@ -193,7 +198,11 @@ def test_compiled_matches_reference_exactly() -> None:
                     assert r.snapshot() == c.snapshot()
                     for w in (1, 9, 90, r.now + 1):
                         assert (r.count(w), r.rank(7, w), r.quantile(0.5, w), r.heavy_hitters(0.2, w)) == (
-                            c.count(w), c.rank(7, w), c.quantile(0.5, w), c.heavy_hitters(0.2, w))
+                            c.count(w),
+                            c.rank(7, w),
+                            c.quantile(0.5, w),
+                            c.heavy_hitters(0.2, w),
+                        )
                     for g in DECAYS + [user]:
                         assert r.decayed_count(g) == c.decayed_count(g)  # bit for bit
                         assert r.decayed_rank(5, g) == c.decayed_rank(5, g)
