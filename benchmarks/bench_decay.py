@@ -4,7 +4,7 @@ script, not a pytest test).
 Targets of issue 5: the optimized q-digest >= 1,000,000 updates/s, the optimized sliding-window quantile
 structure >= 100,000 updates/s (the paper's C code reached about 100,000 on 2008 hardware). Every update is one
 Python call (``insert``; the window structures also ``advance`` their clock when the stream's time moves), on
-20-bit time and value universes, the flow-like stream of :mod:`swagkit.spec.decay_streams` (moderate disorder)
+20-bit time and value universes, the flow-like stream of :mod:`swagkit.spec.decay.streams` (moderate disorder)
 and the looping one (severe disorder). The reference runs on a prefix of the stream and is extrapolated.
 
     python benchmarks/bench_decay.py [--items N] [--eps E]
@@ -15,12 +15,13 @@ from __future__ import annotations
 import argparse
 import random
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import swagkit.optimized as opt
 import swagkit.reference as ref
 from swagkit.spec.decay import PolynomialDecay
-from swagkit.spec.decay_streams import Arrival, generate
+from swagkit.spec.decay.streams import Arrival, generate
 
 
 def rate(run: Callable[[], None], n: int, repeat: int = 3) -> float:

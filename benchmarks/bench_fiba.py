@@ -32,7 +32,8 @@ import math
 import statistics
 import sys
 import time
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import swagkit.optimized as opt
 import swagkit.reference as ref
@@ -94,16 +95,20 @@ def bench_bulk_evict(ns: list[int], reps: int) -> dict[str, float]:
         for m in powers(0, int(math.log2(n)) - 2):
             native[n, m] = evict_work(opt.FiBA, n, m, reps)
             loop[n, m] = evict_work(opt.FiBALoop, n, m, max(1, reps // 4)) if m <= 1 << 14 else (math.nan, math.nan)
-            print(f"{n:>9} {m:>8} {native[n, m][0]:>10.1f} {native[n, m][1]:>8.1f} {loop[n, m][0]:>12.1f} "
-                  f"{loop[n, m][1]:>10.1f}")
+            print(
+                f"{n:>9} {m:>8} {native[n, m][0]:>10.1f} {native[n, m][1]:>8.1f} {loop[n, m][0]:>12.1f} "
+                f"{loop[n, m][1]:>10.1f}"
+            )
     out: dict[str, float] = {}
     n_big = ns[-1]
     ms = [m for (n, m) in native if n == n_big]
     b, _, r2 = fit([math.log2(m) for m in ms], [native[n_big, m][1] for m in ms])
     bc, _, r2c = fit([math.log2(m) for m in ms], [native[n_big, m][0] for m in ms])
     out["evict_visits_per_log2m"], out["evict_combines_per_log2m"] = b, bc
-    print(f"\nnative, n = 2^{int(math.log2(n_big))}: node visits = {b:.2f}·log2 m + c (R² {r2:.3f}); "
-          f"⊗ = {bc:.2f}·log2 m + c (R² {r2c:.3f})")
+    print(
+        f"\nnative, n = 2^{int(math.log2(n_big))}: node visits = {b:.2f}·log2 m + c (R² {r2:.3f}); "
+        f"⊗ = {bc:.2f}·log2 m + c (R² {r2c:.3f})"
+    )
     for m in (1, 64, 1024):
         pts = [(n, native[n, m]) for n in ns if (n, m) in native]
         if len(pts) >= 3:
@@ -111,14 +116,18 @@ def bench_bulk_evict(ns: list[int], reps: int) -> dict[str, float]:
             bnc, _, _ = fit([math.log2(n) for n, _ in pts], [w[0] for _, w in pts])
             mean = statistics.mean(w[1] for _, w in pts)
             out[f"evict_visits_per_log2n_m{m}"] = bn
-            print(f"native, m = {m:>4}: node visits vs log2 n: slope {bn:+.2f} (mean {mean:.1f}); ⊗ slope "
-                  f"{bnc:+.2f}  -- flat in n")
+            print(
+                f"native, m = {m:>4}: node visits vs log2 n: slope {bn:+.2f} (mean {mean:.1f}); ⊗ slope "
+                f"{bnc:+.2f}  -- flat in n"
+            )
     lms = [m for (n, m) in loop if n == n_big and not math.isnan(loop[n, m][0])]
     bl, al, r2l = fit([float(m) for m in lms], [loop[n_big, m][1] for m in lms])
     blc, _, r2lc = fit([float(m) for m in lms], [loop[n_big, m][0] for m in lms])
     out["loop_evict_visits_per_m"], out["loop_evict_combines_per_m"] = bl, blc
-    print(f"loop,   n = 2^{int(math.log2(n_big))}: node visits = {bl:.2f}·m + {al:.1f} (R² {r2l:.4f}); "
-          f"⊗ = {blc:.2f}·m + c (R² {r2lc:.4f})  -- linear in m")
+    print(
+        f"loop,   n = 2^{int(math.log2(n_big))}: node visits = {bl:.2f}·m + {al:.1f} (R² {r2l:.4f}); "
+        f"⊗ = {blc:.2f}·m + c (R² {r2lc:.4f})  -- linear in m"
+    )
     return out
 
 
@@ -144,17 +153,29 @@ def bench_bulk_insert(ns: list[int], m_values: list[int]) -> dict[str, float]:
             ds = [d for d in powers(0, int(math.log2(n)) - 2) if d + 1 < n]
             rows = [(d, insert_work(opt.FiBA, n, m, d), insert_work(opt.FiBALoop, n, m, d)) for d in ds]
             print(f"n = 2^{int(math.log2(n))}, m = {m}:  d: " + " ".join(f"{d:>7}" for d, _, _ in rows))
-            print("   native ⊗ / visits:   " + " ".join(f"{w[0]:>7}" for _, w, _ in rows) + "\n" + " " * 24
-                  + " ".join(f"{w[1]:>7}" for _, w, _ in rows))
-            print("   loop   ⊗ / visits:   " + " ".join(f"{w[0]:>7}" for _, _, w in rows) + "\n" + " " * 24
-                  + " ".join(f"{w[1]:>7}" for _, _, w in rows))
+            print(
+                "   native ⊗ / visits:   "
+                + " ".join(f"{w[0]:>7}" for _, w, _ in rows)
+                + "\n"
+                + " " * 24
+                + " ".join(f"{w[1]:>7}" for _, w, _ in rows)
+            )
+            print(
+                "   loop   ⊗ / visits:   "
+                + " ".join(f"{w[0]:>7}" for _, _, w in rows)
+                + "\n"
+                + " " * 24
+                + " ".join(f"{w[1]:>7}" for _, _, w in rows)
+            )
             xs = [math.log2(d) for d, _, _ in rows]
             bn, _, _ = fit(xs, [w[1] for _, w, _ in rows])
             bl, _, r2l = fit(xs, [w[1] for _, _, w in rows])
             bnc, _, _ = fit(xs, [w[0] for _, w, _ in rows])
             blc, _, _ = fit(xs, [w[0] for _, _, w in rows])
-            print(f"   slope vs log2 d: native visits {bn:.2f}, ⊗ {bnc:.2f} | loop visits {bl:.2f} (R² {r2l:.3f}), "
-                  f"⊗ {blc:.2f} | per key: native {bn / m:.3f}, loop {bl / m:.3f}")
+            print(
+                f"   slope vs log2 d: native visits {bn:.2f}, ⊗ {bnc:.2f} | loop visits {bl:.2f} (R² {r2l:.3f}), "
+                f"⊗ {blc:.2f} | per key: native {bn / m:.3f}, loop {bl / m:.3f}"
+            )
             out[f"insert_n{n}_m{m}_native_visits_per_log2d"] = bn
             out[f"insert_n{n}_m{m}_loop_visits_per_log2d"] = bl
     return out
@@ -180,8 +201,10 @@ def paired(base: Callable[[], float], other: Callable[[], float], repeat: int) -
 
 
 def bench_throughput(repeat: int, items: int, calls: int) -> dict[str, float]:
-    print("\n== 3. in-order throughput, float64 sum: evict + insert + query per item; FiBA and DABA Lite run "
-          f"alternately, {repeat} pairs: best rates, and the median of the paired ratios ==")
+    print(
+        "\n== 3. in-order throughput, float64 sum: evict + insert + query per item; FiBA and DABA Lite run "
+        f"alternately, {repeat} pairs: best rates, and the median of the paired ratios =="
+    )
     window = 1 << 14
     values = array.array("d", [((i * 7919) % 1000) / 7.0 for i in range(items + window + calls)])
     times = array.array("d", range(len(values)))
@@ -194,6 +217,7 @@ def bench_throughput(repeat: int, items: int, calls: int) -> dict[str, float]:
             t = time.perf_counter()
             opt.window_array(opt.DABALite, sum_f64(), driver_values, w)
             return items / (time.perf_counter() - t)
+
         return run
 
     def fiba_driver(mu: int, w: int) -> Callable[[], float]:
@@ -202,13 +226,14 @@ def bench_throughput(repeat: int, items: int, calls: int) -> dict[str, float]:
             t = time.perf_counter()
             f.slide(driver_times, driver_values, w)
             return items / (time.perf_counter() - t)
+
         return run
 
     def daba_calls() -> float:
         a = opt.DABALite(sum_f64())
         a.insert_many(values[:window])
         ev, ins, q = a.evict, a.insert, a.query
-        xs = values[window: window + calls]
+        xs = values[window : window + calls]
         t = time.perf_counter()
         for v in xs:
             ev()
@@ -221,7 +246,7 @@ def bench_throughput(repeat: int, items: int, calls: int) -> dict[str, float]:
             f = opt.FiBA(sum_f64(), mu)
             f.bulk_insert(zip(range(window), values[:window]))
             ev, ins, q = f.evict, f.insert, f.query
-            xs = values[window: window + calls]
+            xs = values[window : window + calls]
             i = window
             t = time.perf_counter()
             for v in xs:
@@ -230,6 +255,7 @@ def bench_throughput(repeat: int, items: int, calls: int) -> dict[str, float]:
                 q()
                 i += 1
             return calls / (time.perf_counter() - t)
+
         return run
 
     out: dict[str, float] = {}
@@ -237,22 +263,28 @@ def bench_throughput(repeat: int, items: int, calls: int) -> dict[str, float]:
     for mu in (2, 4, 8):
         dd, fd, rd = paired(daba_driver(window), fiba_driver(mu, window), repeat)
         dc, fc, rc = paired(daba_calls, fiba_calls(mu), repeat)
-        print(f"{f'FiBA μ={mu}':<26}{fd / 1e6:>10.2f} M/s{rd:>14.2f}{fc / 1e6:>12.2f} M/s{rc:>14.2f}   "
-              f"(DABA Lite {dd / 1e6:.1f} M/s driver, {dc / 1e6:.2f} M/s per call; ratios of bests {fd / dd:.2f}, "
-              f"{fc / dc:.2f})")
+        print(
+            f"{f'FiBA μ={mu}':<26}{fd / 1e6:>10.2f} M/s{rd:>14.2f}{fc / 1e6:>12.2f} M/s{rc:>14.2f}   "
+            f"(DABA Lite {dd / 1e6:.1f} M/s driver, {dc / 1e6:.2f} M/s per call; ratios of bests {fd / dd:.2f}, "
+            f"{fc / dc:.2f})"
+        )
         out[f"driver_ratio_mu{mu}"], out[f"calls_ratio_mu{mu}"] = rd, rc
     print(f"array drivers by window (μ = {MU}): FiBA.slide vs window_array(DABALite)")
     for w in (1 << 4, 1 << 8, 1 << 12, 1 << 14, 1 << 16):
         dw, fw, rw = paired(daba_driver(w), fiba_driver(MU, w), repeat)
-        print(f"   window 2^{int(math.log2(w)):<3} DABA Lite {dw / 1e6:>7.1f} M/s  FiBA {fw / 1e6:>6.1f} M/s  "
-              f"median paired ratio {rw:.2f} (ratio of bests {fw / dw:.2f})")
+        print(
+            f"   window 2^{int(math.log2(w)):<3} DABA Lite {dw / 1e6:>7.1f} M/s  FiBA {fw / 1e6:>6.1f} M/s  "
+            f"median paired ratio {rw:.2f} (ratio of bests {fw / dw:.2f})"
+        )
         out[f"driver_ratio_w{w}"] = rw
     return out
 
 
 def bench_bulk_vs_loop(repeat: int, rounds: int) -> dict[str, float]:
-    print("\n== 4. native bulk vs fiba_loop, wall time: bulk_evict(m oldest) + bulk_insert(m), window 2^16, "
-          f"float64 sum (best of {repeat}) ==")
+    print(
+        "\n== 4. native bulk vs fiba_loop, wall time: bulk_evict(m oldest) + bulk_insert(m), window 2^16, "
+        f"float64 sum (best of {repeat}) =="
+    )
     n = 1 << 16
     out: dict[str, float] = {}
     print(f"{'m':>6} {'d':>6} {'native µs/round':>16} {'loop µs/round':>14} {'speedup':>8}")
@@ -262,8 +294,9 @@ def bench_bulk_vs_loop(repeat: int, rounds: int) -> dict[str, float]:
 
             def run(cls: Any) -> float:
                 f = cls(sum_f64(), MU)
-                f.bulk_insert([(t * spacing, 1.0) for t in range(n - d)] +
-                              [((10**9 + t) * spacing, 1.0) for t in range(d)])
+                f.bulk_insert(
+                    [(t * spacing, 1.0) for t in range(n - d)] + [((10**9 + t) * spacing, 1.0) for t in range(d)]
+                )
                 nxt = (n - d) * spacing
                 bulks = [[(nxt + (r * m + j) * spacing, 1.0) for j in range(m)] for r in range(rounds)]
                 t = time.perf_counter()
@@ -311,15 +344,19 @@ def main(argv: list[str] | None = None) -> int:
     print("\n== targets ==")
     for key in ("driver_ratio_mu4", "calls_ratio_mu4"):
         v = results[key]
-        print(f"optimized FiBA ≥ 1/3 of DABA Lite ({key.split('_')[0]}, μ = 4, window 2^14, median paired ratio): "
-              f"{v:.3f}  {'OK' if v >= 1 / 3 else 'MISSED'}")
+        print(
+            f"optimized FiBA ≥ 1/3 of DABA Lite ({key.split('_')[0]}, μ = 4, window 2^14, median paired ratio): "
+            f"{v:.3f}  {'OK' if v >= 1 / 3 else 'MISSED'}"
+        )
     beats = [k for k in results if k.startswith("speedup_m") and int(k.split("_m")[1].split("_")[0]) >= 64]
     worst = min(results[k] for k in beats)
     print(f"native bulk beats fiba_loop from m = 64 up: worst speedup {worst:.2f}x  {'OK' if worst > 1 else 'MISSED'}")
     if not args.skip_work:
-        print(f"bulk evict: node visits grow {results['evict_visits_per_log2m']:.2f} per doubling of m; "
-              f"flat in n (slope {results.get('evict_visits_per_log2n_m64', math.nan):+.2f} at m = 64); "
-              f"the loop pays {results['loop_evict_visits_per_m']:.2f} visits per evicted entry")
+        print(
+            f"bulk evict: node visits grow {results['evict_visits_per_log2m']:.2f} per doubling of m; "
+            f"flat in n (slope {results.get('evict_visits_per_log2n_m64', math.nan):+.2f} at m = 64); "
+            f"the loop pays {results['loop_evict_visits_per_m']:.2f} visits per evicted entry"
+        )
     return 0
 
 

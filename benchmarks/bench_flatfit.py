@@ -55,7 +55,7 @@ def main() -> None:
     for name in ALGOS:
         a = getattr(opt, name)(sum_f64())
         n_items = 100_000
-        for i in range(n_items):
+        for _i in range(n_items):
             if len(a) == args.window:
                 a.evict()
             a.insert(1.0)

@@ -23,7 +23,8 @@ import random
 import statistics
 import sys
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import swagkit.optimized as opt
 import swagkit.reference as ref
@@ -54,7 +55,7 @@ def driver_rate(cls: Any, wa: Callable[..., Any], values: Any) -> float:
     return len(values) / dt
 
 
-def calls_rate(cls: Any, values: "array.array[float]", n_calls: int) -> float:
+def calls_rate(cls: Any, values: array.array[float], n_calls: int) -> float:
     """Rounds of evict+insert+query per second from a Python loop, on a full window."""
     agg = cls(sum_f64())
     agg.insert_many(values[:WINDOW])
@@ -128,15 +129,17 @@ def main(argv: list[str] | None = None) -> int:
         else:
             results[f"bytes {name}"] = mem / len(agg)
             print(
-            f"{name:<15}{mem / len(agg):8.2f} bytes/element  (malloc'd {mem} B; process RSS grew "
-            f"{grown / len(agg):.2f} B/element -- rough: freed memory is reused)"
-        )
+                f"{name:<15}{mem / len(agg):8.2f} bytes/element  (malloc'd {mem} B; process RSS grew "
+                f"{grown / len(agg):.2f} B/element -- rough: freed memory is reused)"
+            )
         del agg
 
     print("\n== targets ==")
     dl, tsl = results["driver DABALite"], results["driver TwoStacksLite"]
     print(f"DABA Lite driver >= 70 M items/s:             {fmt(dl)}  {'OK' if dl >= 70e6 else 'MISSED'}")
-    print(f"Two-Stacks Lite driver >= DABA Lite driver:   {fmt(tsl)}  ({tsl / dl:.2f}x) {'OK' if tsl >= dl else 'MISSED'}")
+    print(
+        f"Two-Stacks Lite driver >= DABA Lite driver:   {fmt(tsl)}  ({tsl / dl:.2f}x) {'OK' if tsl >= dl else 'MISSED'}"
+    )
     pc = results["calls DABALite"]
     print(f"DABA Lite per-call >= 3 M rounds/s:           {fmt(pc)}  {'OK' if pc >= 3e6 else 'MISSED'}")
     if "bytes DABALite" in results:

@@ -42,8 +42,10 @@ def load_datasketches(install: bool) -> Any:
                 return importlib.import_module("datasketches")
             except ImportError:
                 pass
-    print("This comparison needs Apache DataSketches' Python package, which swagkit itself does not depend on.\n"
-          f"Install it into this environment with\n    {' '.join(cmd)}\nand run the script again.")
+    print(
+        "This comparison needs Apache DataSketches' Python package, which swagkit itself does not depend on.\n"
+        f"Install it into this environment with\n    {' '.join(cmd)}\nand run the script again."
+    )
     return None
 
 
@@ -99,8 +101,10 @@ def main() -> None:
 
     n = args.items
     print(f"swagkit compiled: {opt.COMPILED}; datasketches {getattr(ds, '__version__', '5.2.0')}; N = {n:,}")
-    print(f"{'stream':<8} {'eps':>5} {'bytes':>8} {'qd err':>8} {'KLL k':>6} {'KLL bytes':>9} "
-          f"{'KLL err (worst/mean)':>21} {'qd guarantee':>12}")
+    print(
+        f"{'stream':<8} {'eps':>5} {'bytes':>8} {'qd err':>8} {'KLL k':>6} {'KLL bytes':>9} "
+        f"{'KLL err (worst/mean)':>21} {'qd guarantee':>12}"
+    )
     for name, values in streams(n, 1).items():
         arr = np.asarray(values, dtype=np.int32)
         for eps in (0.1, 0.05, 0.01):
@@ -119,8 +123,10 @@ def main() -> None:
                 s.update(shuffled)
                 size = len(s.serialize())
                 errs.append(max_rank_error(values, lambda x, s=s: s.get_rank(int(x), False) * n))
-            print(f"{name:<8} {eps:>5} {qd_bytes:>8,} {qd_err:>8.4f} {k:>6} {size:>9,} "
-                  f"{max(errs):>10.4f} / {sum(errs) / len(errs):.4f} {eps:>12}")
+            print(
+                f"{name:<8} {eps:>5} {qd_bytes:>8,} {qd_err:>8.4f} {k:>6} {size:>9,} "
+                f"{max(errs):>10.4f} / {sum(errs) / len(errs):.4f} {eps:>12}"
+            )
     # speed: one Python call per item, and the bulk entry points
     values = streams(n, 2)["uniform"]
     arr = np.asarray(values, dtype=np.int32)
@@ -147,8 +153,10 @@ def main() -> None:
         ds.kll_ints_sketch(k).update(arr)
         t_kll_bulk = time.perf_counter() - t0
         rows.append((eps, k, n / t_qd, n / t_kll, n / t_qd_bulk, n / t_kll_bulk))
-    print(f"\n{'eps':>5} {'KLL k':>6} {'qd insert/s':>12} {'KLL update/s':>13} {'ratio':>6} "
-          f"{'qd insert_many/s':>17} {'KLL update(array)/s':>20} {'ratio':>6}")
+    print(
+        f"\n{'eps':>5} {'KLL k':>6} {'qd insert/s':>12} {'KLL update/s':>13} {'ratio':>6} "
+        f"{'qd insert_many/s':>17} {'KLL update(array)/s':>20} {'ratio':>6}"
+    )
     for eps, k, a, b, c, e in rows:
         print(f"{eps:>5} {k:>6} {a:>12,.0f} {b:>13,.0f} {a / b:>6.2f} {c:>17,.0f} {e:>20,.0f} {c / e:>6.2f}")
 

@@ -53,8 +53,10 @@ def main() -> None:
             agg.query()
         per_item = (agg.combine_count - c0) / steps
         bound = 4 * math.log2(agg.capacity) + 1
-        print(f"{w:>8} {args.items / t_opt:>14.0f} {args.items / t_ref:>12.0f} {t_ref / t_opt:>7.1f} "
-              f"{per_item:>8.2f} {bound:>6.0f}")
+        print(
+            f"{w:>8} {args.items / t_opt:>14.0f} {args.items / t_ref:>12.0f} {t_ref / t_opt:>7.1f} "
+            f"{per_item:>8.2f} {bound:>6.0f}"
+        )
     chars = [chr(97 + i % 26) for i in range(20_000)]
     for impl, cls in (("optimized", opt.ReactiveAggregator), ("reference", ref.ReactiveAggregator)):
         t0 = time.perf_counter()

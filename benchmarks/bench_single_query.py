@@ -52,8 +52,10 @@ def main() -> None:
     args = ap.parse_args()
     rng = random.Random(1)
     values = array.array("d", (rng.random() for _ in range(args.items)))
-    print(f"swagkit.optimized COMPILED={opt.COMPILED}; {args.items} items of uniform random data; "
-          f"ratios to optimized DABA Lite with the same monoid, measured in the same run (best of {args.repeat})")
+    print(
+        f"swagkit.optimized COMPILED={opt.COMPILED}; {args.items} items of uniform random data; "
+        f"ratios to optimized DABA Lite with the same monoid, measured in the same run (best of {args.repeat})"
+    )
     for mname in ("sum", "max"):
         algos = [a for a, ms in ALGORITHMS.items() if mname in ms]
         print(f"\n== {MONOIDS[mname]().name}: items/s of DABA Lite, then each algorithm / DABA Lite ==")

@@ -107,9 +107,16 @@ def main() -> None:
     values = [rng.random() for _ in range(args.items)]
     buf = array.array("d", values)  # the C fast path of window_array for both algorithms
     print(f"swagkit.optimized COMPILED={opt.COMPILED}; classes {opt.SlickDequeNonInv.__module__}")
-    print("\n== single query: window_array items/s (best of", args.repeat, "interleaved), ratio vs DABALite, random data ==")
+    print(
+        "\n== single query: window_array items/s (best of",
+        args.repeat,
+        "interleaved), ratio vs DABALite, random data ==",
+    )
     ratios: list[float] = []
-    print(f"{'window':>8} {'NonInv max':>12} {'DABALite max':>13} {'ratio':>6} {'Inv sum':>12} {'DABALite sum':>13} {'ratio':>6}")
+    print(
+        f"{'window':>8} {'NonInv max':>12} {'DABALite max':>13} {'ratio':>6} "
+        f"{'Inv sum':>12} {'DABALite sum':>13} {'ratio':>6}"
+    )
     for k in range(0, 17, 2):
         w = 1 << k
         runs = {
@@ -124,35 +131,48 @@ def main() -> None:
                 gc.collect()
                 rates[key].append(single_rate(cls, mon, buf, w))
         nm, dm, ns, ds = (max(rates[key]) for key in ("nm", "dm", "ns", "ds"))
-        print(f"{w:>8} {nm / 1e6:>10.1f} M {dm / 1e6:>11.1f} M {nm / dm:>6.2f} {ns / 1e6:>10.1f} M {ds / 1e6:>11.1f} M {ns / ds:>6.2f}")
+        print(
+            f"{w:>8} {nm / 1e6:>10.1f} M {dm / 1e6:>11.1f} M {nm / dm:>6.2f} "
+            f"{ns / 1e6:>10.1f} M {ds / 1e6:>11.1f} M {ns / ds:>6.2f}"
+        )
         ratios.append(nm / dm)
-    print(f"NonInv max / DABALite max: median ratio {statistics.median(ratios):.2f}, "
-          f"min {min(ratios):.2f}, max {max(ratios):.2f}")
+    print(
+        f"NonInv max / DABALite max: median ratio {statistics.median(ratios):.2f}, "
+        f"min {min(ratios):.2f}, max {max(ratios):.2f}"
+    )
 
     mvals = values[: args.multi_items]
     dec = [-float(i) for i in range(args.multi_items)]
     print("\n== multi-query: ranges 1..n all answered every step (step()), steps/s; baseline n × DABALite ==")
-    print(f"{'n':>5} {'NonInv uni':>11} {'⊗/step':>7} {'deque':>6} {'NonInv dec':>11} {'deque':>6} "
-          f"{'Inv sum':>10} {'⊗/step':>7} {'FlatFIT max':>12} {'⊗/step':>7} {'n×DABALite':>11} {'NonInv/DL':>9} "
-          f"{'Inv/DL':>7} {'FIT/DL':>7}")
+    print(
+        f"{'n':>5} {'NonInv uni':>11} {'⊗/step':>7} {'deque':>6} {'NonInv dec':>11} {'deque':>6} "
+        f"{'Inv sum':>10} {'⊗/step':>7} {'FlatFIT max':>12} {'⊗/step':>7} {'n×DABALite':>11} {'NonInv/DL':>9} "
+        f"{'Inv/DL':>7} {'FIT/DL':>7}"
+    )
     for n in (1, 4, 16, 64, 256):
         nu, cu, su = multi_rate_slick(opt.SlickDequeNonInv, max_f64(), mvals, n)
         nd, _, sd = multi_rate_slick(opt.SlickDequeNonInv, max_f64(), dec, n)
         iv, ci, _ = multi_rate_slick(opt.SlickDequeInv, sum_f64(), mvals, n)
         ff, cf = multi_rate_flatfit(max_f64(), mvals, n)
         dl = multi_rate_daba(max_f64(), mvals[: max(2000, args.multi_items // max(1, n // 4))], n)
-        print(f"{n:>5} {nu:>11.0f} {cu:>7.2f} {su:>6.1f} {nd:>11.0f} {sd:>6.1f} {iv:>10.0f} {ci:>7.1f} {ff:>12.0f} "
-              f"{cf:>7.1f} {dl:>11.0f} {nu / dl:>9.1f} {iv / dl:>7.1f} {ff / dl:>7.1f}")
+        print(
+            f"{n:>5} {nu:>11.0f} {cu:>7.2f} {su:>6.1f} {nd:>11.0f} {sd:>6.1f} {iv:>10.0f} {ci:>7.1f} {ff:>12.0f} "
+            f"{cf:>7.1f} {dl:>11.0f} {nu / dl:>9.1f} {iv / dl:>7.1f} {ff / dl:>7.1f}"
+        )
 
     print("\n== multi-query, all answers as runs: insert + query_runs() per step, ranges 1..n (Non-Inv max_f64) ==")
-    print(f"{'n':>6} {'uniform steps/s':>16} {'deque':>7} {'ns/(deque+1)':>13} {'decreasing steps/s':>19} "
-          f"{'deque':>7} {'ns/(deque+1)':>13}")
+    print(
+        f"{'n':>6} {'uniform steps/s':>16} {'deque':>7} {'ns/(deque+1)':>13} {'decreasing steps/s':>19} "
+        f"{'deque':>7} {'ns/(deque+1)':>13}"
+    )
     for n in (1, 16, 256, 4096):
         dec_n = [-float(i) for i in range(max(args.multi_items // max(1, n // 256), 4 * n))]
         ru, du = runs_rate(max_f64(), mvals, n)
         rd, dd = runs_rate(max_f64(), dec_n, n)
-        print(f"{n:>6} {ru:>16.0f} {du:>7.1f} {1e9 / ru / (du + 1):>13.1f} {rd:>19.0f} {dd:>7.1f} "
-              f"{1e9 / rd / (dd + 1):>13.1f}")
+        print(
+            f"{n:>6} {ru:>16.0f} {du:>7.1f} {1e9 / ru / (du + 1):>13.1f} {rd:>19.0f} {dd:>7.1f} "
+            f"{1e9 / rd / (dd + 1):>13.1f}"
+        )
 
 
 if __name__ == "__main__":

@@ -25,14 +25,15 @@ import bisect
 import itertools
 import math
 import time
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import swagkit.optimized as opt
 from swagkit.spec.checkers.value_division import estimate_value_division
 from swagkit.spec.checkers.window_quantiles import estimate_decayed, estimate_window, rank_from
 from swagkit.spec.decay import Decay, ExponentialDecay, PolynomialDecay
-from swagkit.spec.decay_bounds import qdigest_size_bound, value_division_error, value_division_summary_bound
-from swagkit.spec.decay_streams import Arrival, generate
+from swagkit.spec.decay.bounds import qdigest_size_bound, value_division_error, value_division_summary_bound
+from swagkit.spec.decay.streams import Arrival, generate
 
 BITS = 20
 
@@ -67,8 +68,9 @@ def rank_lt(vals: list[int], prefix: list[float], x: int) -> float:
     return prefix[bisect.bisect_left(vals, x)]
 
 
-def worst_rank_error(vals: list[int], prefix: list[float], ranges: list[tuple[int, Any]], scale: float, *,
-                     two_sided: bool = False) -> float:
+def worst_rank_error(
+    vals: list[int], prefix: list[float], ranges: list[tuple[int, Any]], scale: float, *, two_sided: bool = False
+) -> float:
     his, est_prefix = rank_from(ranges)
     pts = sorted({0, 1 << BITS} | {v + 1 for v in vals} | {h + 1 for h in his})
     worst = 0.0
@@ -79,7 +81,9 @@ def worst_rank_error(vals: list[int], prefix: list[float], ranges: list[tuple[in
     return worst / scale if scale > 0 else 0.0
 
 
-def quantile_deviation(vals: list[int], prefix: list[float], total: float, ranges: list[tuple[int, Any]], scale: float) -> float:
+def quantile_deviation(
+    vals: list[int], prefix: list[float], total: float, ranges: list[tuple[int, Any]], scale: float
+) -> float:
     """Largest violation margin of the two-sided quantile test over a φ grid, divided by ``scale``."""
     from swagkit.spec.checkers.window_quantiles import quantile_from
 
@@ -114,8 +118,13 @@ def measure(kind: str, n: int, eps: float) -> list[tuple[str, str, str]]:
     d.compress()
     vals, prefix = truth.window(truth.now + 1)
     ranges = [(hi, c) for _, hi, c in d.ranges()]
-    out.append(("qdigest", f"{worst_rank_error(vals, prefix, ranges, eps * n):.3f}",
-                f"{d.node_count():,} / {qdigest_size_bound(BITS, eps):,} ({d.node_count() / n:.3f}·N)"))
+    out.append(
+        (
+            "qdigest",
+            f"{worst_rank_error(vals, prefix, ranges, eps * n):.3f}",
+            f"{d.node_count():,} / {qdigest_size_bound(BITS, eps):,} ({d.node_count() / n:.3f}·N)",
+        )
+    )
 
     def replay(s: Any, values: bool = True) -> Any:
         for a in arrivals:
@@ -136,8 +145,13 @@ def measure(kind: str, n: int, eps: float) -> list[tuple[str, str, str]]:
             worst = max(worst, abs(c.count(w) - dw) / (eps * dw))
     c.compress()  # the space bound is stated after SWCOMPRESS (between runs each level may hold α more)
     J = c.level_count()
-    out.append(("window_count", f"{worst:.3f}",
-                f"{c.node_count():,} / {c.alpha * (J + 1):,} (J={J}, α={c.alpha:,}; {c.node_count() / n:.2f}·N)"))
+    out.append(
+        (
+            "window_count",
+            f"{worst:.3f}",
+            f"{c.node_count():,} / {c.alpha * (J + 1):,} (J={J}, α={c.alpha:,}; {c.node_count() / n:.2f}·N)",
+        )
+    )
     # window quantiles and decays
     s = replay(opt.SlidingWindowQuantiles(BITS, BITS, eps))
     snap = s.snapshot()
@@ -158,8 +172,13 @@ def measure(kind: str, n: int, eps: float) -> list[tuple[str, str, str]]:
     s.compress()
     J = s.level_count()
     bound = s.alpha * (J + 1) + s.alpha * J * (8 * BITS / eps + 1)
-    out.append(("window_quantiles", f"{worst_r:.3f} (quantile {worst_q:.3f}, decayed {worst_g:.3f})",
-                f"{s.node_count():,} / {bound:,.0f} (J={J}, α={s.alpha:,}; {s.node_count() / n:.2f}·N)"))
+    out.append(
+        (
+            "window_quantiles",
+            f"{worst_r:.3f} (quantile {worst_q:.3f}, decayed {worst_g:.3f})",
+            f"{s.node_count():,} / {bound:,.0f} (J={J}, α={s.alpha:,}; {s.node_count() / n:.2f}·N)",
+        )
+    )
     # value division
     g = PolynomialDecay(2.0)
     vd = replay(opt.ValueDivision(BITS, BITS, g, eps / 2, eps / 2))
@@ -169,9 +188,14 @@ def measure(kind: str, n: int, eps: float) -> list[tuple[str, str, str]]:
     e = value_division_error(eps / 2, eps / 2)
     oldest = vd.now - min(lo for lo, _, _ in vd.intervals())
     m_bound = value_division_summary_bound(g, eps / 2, oldest)
-    out.append(("value_division", f"{worst_rank_error(vals, prefix, ranges_v, e * prefix[-1], two_sided=True):.3f}",
-                f"{vd.node_count():,} / {vd.summary_count() * qdigest_size_bound(BITS, eps / 2):,} "
-                f"({vd.node_count() / n:.2f}·N); summaries {vd.summary_count()} / {m_bound}"))
+    out.append(
+        (
+            "value_division",
+            f"{worst_rank_error(vals, prefix, ranges_v, e * prefix[-1], two_sided=True):.3f}",
+            f"{vd.node_count():,} / {vd.summary_count() * qdigest_size_bound(BITS, eps / 2):,} "
+            f"({vd.node_count() / n:.2f}·N); summaries {vd.summary_count()} / {m_bound}",
+        )
+    )
     return out
 
 

@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # The whole test suite, from a clean clone: make .venv, install swagkit with its test extras (the Cython
-# extension is compiled; pyspark included), type-check all four packages with mypy --strict, then run pytest
-# twice: on the compiled extension and on the pure-Python fallback (SWAGKIT_PUREPYTHON=1).
+# extension is compiled; pyspark and ruff included), lint and format-check with ruff, type-check all four
+# packages with mypy --strict, then run pytest twice: on the compiled extension and on the pure-Python fallback
+# (SWAGKIT_PUREPYTHON=1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 .venv/bin/python -m pip install --quiet --disable-pip-version-check ".[test]"
+
+echo "== ruff (lint, format)"
+.venv/bin/ruff check --no-cache .
+.venv/bin/ruff format --no-cache --check .
 
 echo "== mypy --strict (spec, reference, optimized, verify)"
 .venv/bin/python tools/link_tree.py >/dev/null
