@@ -720,10 +720,10 @@ SWAG_AI int swag_finsert_split_impl(SwagFibaRun* st, SwagSlot t, SwagSlot v, int
 
 /* The rare cases out of line, one copy per monoid kind (the kind a constant inside): inlined, they made the
    kernel's loop keep its state in memory. */
-#define SWAG_FIBA_RARE(k) \\
-    static SWAG_NOINLINE void swag_fevict_general_##k(SwagFibaRun* st) { swag_fevict_general_impl(st, k); } \\
-    static SWAG_NOINLINE int swag_finsert_split_##k(SwagFibaRun* st, SwagSlot t, SwagSlot v) { \\
-        return swag_finsert_split_impl(st, t, v, k); \\
+#define SWAG_FIBA_RARE(k) \
+    static SWAG_NOINLINE void swag_fevict_general_##k(SwagFibaRun* st) { swag_fevict_general_impl(st, k); } \
+    static SWAG_NOINLINE int swag_finsert_split_##k(SwagFibaRun* st, SwagSlot t, SwagSlot v) { \
+        return swag_finsert_split_impl(st, t, v, k); \
     }
 SWAG_FIBA_RARE(1)
 SWAG_FIBA_RARE(2)
@@ -893,10 +893,10 @@ SWAG_AI int swag_finsert_slow_impl(SwagFibaRun* st, SwagSlot t, SwagSlot v, int 
     return k < 0 ? -1 : 0;
 }
 
-#define SWAG_FIBA_SLOW(kind) \\
-    static SWAG_NOINLINE int swag_fevict_slow_##kind(SwagFibaRun* st) { return swag_fevict_slow_impl(st, kind); } \\
-    static SWAG_NOINLINE int swag_finsert_slow_##kind(SwagFibaRun* st, SwagSlot t, SwagSlot v) { \\
-        return swag_finsert_slow_impl(st, t, v, kind); \\
+#define SWAG_FIBA_SLOW(kind) \
+    static SWAG_NOINLINE int swag_fevict_slow_##kind(SwagFibaRun* st) { return swag_fevict_slow_impl(st, kind); } \
+    static SWAG_NOINLINE int swag_finsert_slow_##kind(SwagFibaRun* st, SwagSlot t, SwagSlot v) { \
+        return swag_finsert_slow_impl(st, t, v, kind); \
     }
 SWAG_FIBA_SLOW(1)
 SWAG_FIBA_SLOW(2)
@@ -1024,11 +1024,11 @@ done:
 }
 
 /* One copy of the kernel per (monoid kind, time kind), each with both kinds as constants. */
-#define SWAG_FIBA_KERNEL(name, kind, tk) \\
-    static SWAG_NOINLINE Py_ssize_t name(SwagFibaRun* st, const SwagSlot* tin, const SwagSlot* vin, \\
-                                         SwagSlot* out, Py_ssize_t i, Py_ssize_t n, Py_ssize_t window, \\
-                                         Py_ssize_t* size_io, int* status) { \\
-        return swag_fiba_kernel(st, tin, vin, out, i, n, window, size_io, status, kind, tk); \\
+#define SWAG_FIBA_KERNEL(name, kind, tk) \
+    static SWAG_NOINLINE Py_ssize_t name(SwagFibaRun* st, const SwagSlot* tin, const SwagSlot* vin, \
+                                         SwagSlot* out, Py_ssize_t i, Py_ssize_t n, Py_ssize_t window, \
+                                         Py_ssize_t* size_io, int* status) { \
+        return swag_fiba_kernel(st, tin, vin, out, i, n, window, size_io, status, kind, tk); \
     }
 SWAG_FIBA_KERNEL(swag_fiba_k1f, SWAG_FK_SUM_F, SWAG_FT_F64)
 SWAG_FIBA_KERNEL(swag_fiba_k2f, SWAG_FK_MAX_F, SWAG_FT_F64)
