@@ -57,10 +57,23 @@ class BuildExt(build_ext):
     """``build_ext`` that compiles the extensions in parallel (one per core unless ``--parallel`` says otherwise:
     a clean build is most of CI's set-up time), adds GCC-only inlining parameters when the compiler is GCC, and
     says loudly when an extension could not be built (the package then runs 100-700x slower on its pure-Python
-    fallback). pip hides a successful build's output unless run with ``-v``, so ``swagkit.optimized`` also warns
-    at import; ``SWAGKIT_REQUIRE_COMPILED=1`` turns a failed extension into a failed install."""
+    fallback; an older build of it is removed first, so a failure is never hidden). pip hides a successful
+    build's output unless run with ``-v``, so ``swagkit.optimized`` also warns at import;
+    ``SWAGKIT_REQUIRE_COMPILED=1`` turns a failed extension into a failed install."""
 
     def run(self) -> None:
+        # An extension that fails to compile must not leave an older build of it in place (an in-place .so from
+        # before the change would be imported, and the failure hidden): remove each output first.
+        # (an in-place build compiles into build/lib and copies from there, so both copies go)
+        inplace = self.inplace
+        try:
+            for self.inplace in {0, inplace}:
+                for ext in self.extensions:
+                    path = self.get_ext_fullpath(ext.name)
+                    if os.path.exists(path):
+                        os.remove(path)
+        finally:
+            self.inplace = inplace
         super().run()
         missing = [ext.name for ext in self.extensions if not os.path.exists(self.get_ext_fullpath(ext.name))]
         if not missing:

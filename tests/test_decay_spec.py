@@ -30,6 +30,9 @@ from swagkit.spec.decay.oracle import ExactStream, RankProfile, heavy_hitters_vi
 from swagkit.spec.decay.streams import GENERATORS, generate, to_oracle
 from swagkit.spec.errors import SwagkitError
 
+#: independent of swagkit.optimized: run once (tools/check.sh's compiled pass)
+pytestmark = pytest.mark.once
+
 
 def test_decay_functions() -> None:
     assert [SlidingWindowDecay(3)(a) for a in range(5)] == [1.0, 1.0, 1.0, 0.0, 0.0]

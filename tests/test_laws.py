@@ -35,6 +35,9 @@ from swagkit.spec.monoid import (
 )
 from swagkit.verify.strategies import STRATEGIES, strategy_for
 
+#: independent of swagkit.optimized: run once (tools/check.sh's compiled pass)
+pytestmark = pytest.mark.once
+
 IDS = sorted(LIBRARY)
 
 # ------------------------------------------------------------------------------------ part 1: library passes

@@ -60,6 +60,9 @@ from swagkit.spec.library import (
 )
 from swagkit.spec.monoid import Monoid, check_commutativity, check_selectivity, fold
 
+#: independent of swagkit.optimized: run once (tools/check.sh's compiled pass)
+pytestmark = pytest.mark.once
+
 EXACT = st.one_of(
     st.integers(min_value=-(10**6), max_value=10**6),
     st.fractions(min_value=-1000, max_value=1000, max_denominator=50),

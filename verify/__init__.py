@@ -14,13 +14,18 @@ runs, and the ``swagkit`` command.
 * :mod:`.spark` -- the differential stage on Spark (each kind's runner, fanned out).
 * :mod:`.laws` -- monoid law checks over the library; :mod:`.strategies` -- input strategies per library monoid.
 * :mod:`.faults` -- fault injection into ``⊗``; :mod:`.errors` -- check failures that name the operation.
+* :mod:`.impl` -- :func:`verify_aggregator` / :func:`machine_for` and ``swagkit verify --impl``: a user's own
+  aggregator through its kind's machine; :mod:`.replay` -- failures as replay files (``swagkit replay``),
+  :mod:`.jsonvalues` their exact JSON values.
 * :mod:`.runner` / :mod:`.cli` -- ``swagkit verify`` and ``swagkit list``; :mod:`.symbolic` -- CrossHair contracts.
 """
 
 from .debug import CheckedAggregator, check_enabled, checked
 from .errors import BudgetExceededAt, InvariantViolationAt, ModelMismatchAt, OperationContext
+from .impl import ImplementationError, VerificationFailed, machine_for, verify_aggregator
 from .kinds import KINDS, Kind, NotImplementedOperations, Operation, Subject, kind
 from .machine import make_machine, run_machine
+from .process import process_factory as process_factory  # --exec (ProcessFailure: swagkit.verify.process)
 from .registry import (
     ALGORITHMS,
     IMPLEMENTATIONS,
@@ -56,4 +61,8 @@ __all__ = [
     "kind",
     "make_machine",
     "run_machine",
+    "verify_aggregator",
+    "machine_for",
+    "VerificationFailed",
+    "ImplementationError",
 ]

@@ -11,6 +11,10 @@ failure, 2 on a usage error, 3 when the selection runs nothing (no combination o
 monoids and implementations can run, or a requested implementation provides none of them), 4 when the Spark
 stage could not run (the job failed, not a verification: e.g. Spark lost its executors).
 
+``swagkit verify --impl MODULE:FACTORY --kind fifo|handles|ooo`` (or ``--exec CMD``) verifies a user's own
+aggregator instead (:mod:`swagkit.verify.impl`), writing each failure as a replay file that ``swagkit replay FILE``
+re-runs (:mod:`swagkit.verify.replay`).
+
 ``--crosshair`` adds a symbolic stage: CrossHair checks the contracts of :mod:`swagkit.verify.symbolic` (the
 in-order algorithms and FiBA against their models, 003's Claim 1) on the pure-Python layers.
 
@@ -23,6 +27,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -32,9 +37,10 @@ from typing import Any, TextIO
 
 from swagkit.spec.library import LIBRARY
 
+from . import impl as user_impl
 from . import registry
 from .machine import DEFAULT_MAX_WINDOW
-from .runner import Result, Task, run_task
+from .runner import Result, Task, _first_line, run_task
 from .strategies import strategy_for
 
 __all__ = ["main", "build_parser", "DEFAULT_EXAMPLES", "DEFAULT_STEPS"]
@@ -110,6 +116,17 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="URL",
         help="Spark master (default: the embedded local[2] session on loopback)",
     )
+    _add_impl_options(v)
+    rep = sub.add_parser(
+        "replay",
+        help="re-run a replay file (a shrunk failing trace) against an implementation",
+        description="Re-run a replay file written by a failing `swagkit verify --impl/--exec` exactly, against the "
+        "implementation it names (or the one given): exit 1 while it still fails, 0 when it passes.",
+    )
+    rep.add_argument("file", metavar="FILE", help="the .jsonl replay file")
+    who = rep.add_mutually_exclusive_group()
+    who.add_argument("--impl", metavar="MODULE:FACTORY", help="the Python factory to run it against")
+    who.add_argument("--exec", dest="exec_cmd", metavar="CMD", help="the protocol program to run it against")
     lst = sub.add_parser("list", help="list algorithms, monoids and implementations")
     lst.add_argument("--markdown", action="store_true", help="print the README guarantee table")
     return parser
@@ -127,6 +144,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return verify(args, sys.stdout, sys.stderr)
         if args.command == "list":
             return list_command(args, sys.stdout)
+        if args.command == "replay":
+            return replay_command(args, sys.stdout, sys.stderr)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
@@ -216,6 +235,8 @@ def _execute(tasks: Sequence[Task], jobs: int, on_result: Callable[[Result], Non
 
 def verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``swagkit verify``: run the plan, show progress on ``err`` and the summary on ``out``."""
+    if args.impl is not None or args.exec_cmd is not None:
+        return impl_command(args, out, err)
     planned = plan(args, err)
     if isinstance(planned, int):
         return planned
@@ -516,3 +537,136 @@ def list_command(args: argparse.Namespace, out: TextIO) -> int:
     print("\nImplementations:", file=out)
     print("\n".join("  " + ln for ln in _table(rows, right=set())), file=out)
     return 0
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# swagkit verify --impl / --exec, and swagkit replay
+
+
+def _add_impl_options(v: argparse.ArgumentParser) -> None:
+    g = v.add_argument_group("your own aggregator (instead of the registered algorithms)")
+    who = g.add_mutually_exclusive_group()
+    who.add_argument("--impl", metavar="MODULE:FACTORY", help="verify FACTORY(monoid), importable from . or PYTHONPATH")
+    who.add_argument("--exec", dest="exec_cmd", metavar="CMD", help="verify a program speaking docs/protocol.md")
+    g.add_argument("--kind", default="fifo", choices=sorted(user_impl.KIND_NAMES), help="its ADT kind (default fifo)")
+    g.add_argument("--times", default="int", choices=sorted(user_impl.TIMES), help="ooo timestamps (default int)")
+    g.add_argument("--tolerance", type=float, metavar="X", help="relative/absolute tolerance of answers")
+    g.add_argument("--checker", metavar="ALGO", help="run ALGO's paper invariants on the object's snapshot()")
+    g.add_argument("--budget", metavar="ALGO", help="check ALGO's ⊗ bounds through the object's combine_count")
+    g.add_argument("--values", metavar="MODULE:STRATEGY", help="input strategy of a MODULE:OBJ monoid")
+    g.add_argument("--replay-dir", default=".swagkit/replays", metavar="DIR", help="where failures are written")
+    g.add_argument("--no-misuse", action="store_true", help="skip the misuse rules (evict on empty, dead handles)")
+    g.add_argument("--no-faults", action="store_true", help="skip the rules where a ⊗ call raises once")
+    g.add_argument(
+        "--timeout", type=float, default=10.0, metavar="S", help="--exec: seconds a reply may take (default 10)"
+    )
+
+
+def impl_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``swagkit verify --impl/--exec``: every monoid's PASS/FAIL, what was detected and the replay paths."""
+    examples = args.examples if args.examples is not None else QUICK_EXAMPLES if args.quick else DEFAULT_EXAMPLES
+    steps = args.steps if args.steps is not None else QUICK_STEPS if args.quick else DEFAULT_STEPS
+    options: dict[str, Any] = {
+        "values": args.values,
+        "times": args.times,
+        "checker": args.checker,
+        "budget": args.budget,
+        "tolerance": args.tolerance,
+        "misuse": not args.no_misuse,
+        "faults": not args.no_faults,
+        "max_window": args.max_window,
+    }
+    try:
+        if args.exec_cmd is not None:
+            factory = user_impl.exec_factory(args.exec_cmd, args.kind, args.timeout)
+            label, header = args.exec_cmd, {"exec": args.exec_cmd}
+            # a program speaks the protocol's conformance monoids: by default every one its hello lists
+            choices = user_impl.conformance_choices(factory, args.monoid, args.tolerance)
+        else:
+            factory, label, header = user_impl.load(args.impl), args.impl, {"impl": args.impl}
+            monoids = list(dict.fromkeys(args.monoid or user_impl.DEFAULT_MONOIDS))
+            choices = [user_impl.resolve_monoid(m, args.values, args.tolerance) for m in monoids]
+        detected = user_impl.detect(factory(choices[0].factory()), args.kind)
+        problem = _impl_usage_problem(args, detected)
+    except (ValueError, KeyError) as exc:
+        print(f"swagkit verify: {exc}", file=err)
+        return 2
+    except AssertionError as exc:  # the program died or answered garbage before the first operation
+        print(f"swagkit verify: FAIL: {exc}", file=err)
+        return 2 if isinstance(exc.__cause__, OSError) else 1  # a command that cannot start is a usage error
+    if problem:
+        print(f"swagkit verify: {problem}", file=err)
+        return 2
+    print(
+        f"swagkit verify --{'exec' if args.exec_cmd else 'impl'} {label} --kind {args.kind}: {len(choices)} "
+        f"monoid(s), {examples} examples × {steps} steps, seed {args.seed}",
+        file=out,
+    )
+    print(f"operations offered: {', '.join(detected.offered)}", file=out)
+    if detected.missing:
+        print(f"not offered (not exercised): {', '.join(detected.missing)}", file=out)
+    checks = ["model"] + [
+        f"{what} ({algo})" for what, algo in (("invariants", args.checker), ("budget", args.budget)) if algo
+    ]
+    print(f"checks: {', '.join(checks)}" + ("" if options["misuse"] else "; misuse rules off"), file=out)
+
+    def show(r: user_impl.MonoidResult) -> None:
+        counts = f"{r.examples} examples, {r.steps} steps" if r.status == "PASS" else _first_line(r.failure)
+        print(f"  {r.monoid:<16} {r.status:<5} {r.seconds:7.2f}s  {counts}", file=out, flush=True)
+
+    report = user_impl.run_all(
+        factory,
+        args.kind,
+        choices,
+        examples,
+        steps,
+        args.seed,
+        args.replay_dir,
+        label,
+        on_result=show,
+        header=header,
+        **options,
+    )
+    failed = [r for r in report.results if r.status != "PASS"]
+    for r in failed:
+        detail = user_impl.describe_result(r).split("\n", 1)[1]  # below the banner's "FAIL: monoid X"
+        print(f"\n{'=' * 20} {r.status}: {r.monoid} {'=' * 20}\n{detail}", file=out)
+        if r.replay:
+            how = f"--exec {shlex.quote(args.exec_cmd)}" if args.exec_cmd else f"--impl {args.impl}"
+            print(f"reproduce: swagkit replay {shlex.quote(r.replay)} {how}", file=out)
+    if failed:
+        print(f"\nFAILED: {len(failed)} of {len(report.results)} monoid(s)", file=out)
+        return 1
+    print(f"\nOK: {len(report.results)} monoid(s) passed", file=out)
+    return 0
+
+
+def _impl_usage_problem(args: argparse.Namespace, detected: user_impl.Detected) -> str:
+    """Why the options cannot run on the detected object ("": they can)."""
+    from swagkit.spec.budgets import BUDGETS
+    from swagkit.spec.checkers import CHECKERS
+
+    if detected.lacking:
+        return f"the object is not a {args.kind} aggregator: it lacks {', '.join(detected.lacking)}"
+    if args.checker and args.checker not in CHECKERS:
+        return f"unknown checker {args.checker!r} (known: {', '.join(sorted(CHECKERS))})"
+    if args.checker and "snapshot" not in detected.offered:
+        return f"--checker {args.checker} reads the object's snapshot(), which it does not offer"
+    if args.budget and "combine_count" not in detected.offered:
+        return f"--budget {args.budget} meters the object's combine_count, which it does not offer"
+    if args.budget and args.kind == "fifo" and args.budget not in BUDGETS:
+        return f"unknown budget {args.budget!r} (known: {', '.join(sorted(BUDGETS))})"
+    if args.examples is not None and args.examples < 1 or args.steps is not None and args.steps < 1:
+        return "--examples and --steps must be positive"
+    return ""
+
+
+def replay_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``swagkit replay FILE``: 0 when the trace passes, 1 while it still fails, 2 on a usage error."""
+    from . import replay
+
+    try:
+        return replay.run(args.file, impl=args.impl, exec_cmd=args.exec_cmd, out=out)
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"swagkit replay: {exc}", file=err)
+        return 2

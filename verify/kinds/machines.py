@@ -55,6 +55,12 @@ class KindMachine(RuleBasedStateMachine):
     stats: ClassVar[MachineStats] = MachineStats()
     #: True: every step is one operation (the wrapper's own count is not read at teardown)
     one_operation_per_step: ClassVar[bool] = False
+    #: the monoid's constructor when it is not the library's ``monoid_id`` (a user's own monoid, ``--impl``)
+    monoid_factory: ClassVar[Callable[[], Monoid[Any, Any, Any]] | None] = None
+    #: the misuse rules run (an implementation may document undefined behaviour instead of swagkit's errors)
+    misuse_rules: ClassVar[bool] = True
+    #: the ``combine_raises`` rules run (a transient ⊗ fault must leave the structure as it was)
+    inject_faults: ClassVar[bool] = True
 
     def __init__(self) -> None:
         super().__init__()
@@ -65,8 +71,9 @@ class KindMachine(RuleBasedStateMachine):
         """``(plain, faulty)``: the library monoid, and the one the structure gets. A generic monoid's combine
         can be told to raise once (``self.faults``, the ``combine_raises`` rules); the model and the checkers keep
         the plain monoid, so only the structure ever sees the fault."""
-        plain = LIBRARY[self.monoid_id].factory()
-        if plain.fast_path is not None:
+        factory = type(self).monoid_factory or LIBRARY[self.monoid_id].factory
+        plain = factory()
+        if plain.fast_path is not None or not self.inject_faults:
             return plain, plain
         faulty, self.faults = with_faults(plain)
         return plain, faulty

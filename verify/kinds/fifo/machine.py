@@ -60,6 +60,8 @@ class SwagMachine(WindowMachine):
         #: the aggregator answers any range of the newest r elements too (``query_range``; SlickDeque Inv answers
         #: only its registered ranges, none in plain mode, and says so with ValueError on the empty aggregator)
         self.ranged = callable(getattr(aggregator, "query_range", None)) and _answers_any_range(aggregator)
+        #: optional handle operations the aggregator offers (a user's class may lack some: their rules are off)
+        self.offers = frozenset(n for n in _OPTIONAL_HANDLE_OPS if callable(getattr(aggregator, n, None)))
 
     # helpers shared by the rules ------------------------------------------------------------------------------
 
@@ -82,10 +84,16 @@ def _answers_any_range(aggregator: Any) -> bool:
     return True
 
 
-def make_fifo_machine(subject: Subject, monoid_id: str, max_window: int = DEFAULT_MAX_WINDOW) -> type[SwagMachine]:
-    """A state machine class checking ``subject`` (a FIFO SWAG) over library monoid ``monoid_id``; ``KeyError``
-    when there is no input strategy for the monoid."""
-    values = strategy_for(monoid_id)
+def make_fifo_machine(
+    subject: Subject,
+    monoid_id: str,
+    max_window: int = DEFAULT_MAX_WINDOW,
+    *,
+    strategy: st.SearchStrategy[Any] | None = None,
+) -> type[SwagMachine]:
+    """A state machine class checking ``subject`` (a FIFO SWAG) over library monoid ``monoid_id``, with input
+    values ``strategy`` (default: the library's strategy; ``KeyError`` when there is none)."""
+    values = strategy if strategy is not None else strategy_for(monoid_id)
     chunk = st.lists(values, min_size=1, max_size=24)
 
     class Machine(SwagMachine):
@@ -101,7 +109,7 @@ def make_fifo_machine(subject: Subject, monoid_id: str, max_window: int = DEFAUL
             self.swag.evict()
             self._step()
 
-        @precondition(lambda self: len(self.swag) == 0)
+        @precondition(lambda self: len(self.swag) == 0 and self.misuse_rules)
         @rule()
         def evict_empty(self) -> None:
             self._expect_empty_window_error("evict() on an empty window", None)
@@ -122,6 +130,7 @@ def make_fifo_machine(subject: Subject, monoid_id: str, max_window: int = DEFAUL
             self.swag.evict_many(min(k, len(self.swag)))
             self._step()
 
+        @precondition(lambda self: self.misuse_rules)
         @rule(extra=st.integers(min_value=1, max_value=3))
         def evict_many_too_many(self, extra: int) -> None:
             n = len(self.swag)
@@ -198,7 +207,7 @@ def make_fifo_machine(subject: Subject, monoid_id: str, max_window: int = DEFAUL
             self.swag.remove(handle)
             self._step()
 
-        @precondition(lambda self: self.nonfifo)
+        @precondition(lambda self: self.nonfifo and self.misuse_rules)
         @rule(data=st.data())
         def remove_dead_handle(self, data: st.DataObject) -> None:
             """A handle that is not live (evicted, removed, never issued, not an int) raises InvalidHandleError
@@ -215,7 +224,7 @@ def make_fifo_machine(subject: Subject, monoid_id: str, max_window: int = DEFAUL
             )
             self._step()
 
-        @precondition(lambda self: self.nonfifo and len(self.swag) > 0)
+        @precondition(lambda self: self.nonfifo and len(self.swag) > 0 and "remove_many" in self.offers)
         @rule(data=st.data())
         def remove_many(self, data: st.DataObject) -> None:
             live = self._live().handles()
@@ -223,7 +232,7 @@ def make_fifo_machine(subject: Subject, monoid_id: str, max_window: int = DEFAUL
             self.swag.remove_many(chosen)
             self._step()
 
-        @precondition(lambda self: self.nonfifo)
+        @precondition(lambda self: self.nonfifo and "batch" in self.offers)
         @rule(data=st.data())
         def batch(self, data: st.DataObject) -> None:
             """Mixed insert/evict/remove events propagated once (002 §2.3), valid ones only."""
@@ -280,11 +289,14 @@ def make_fifo_machine(subject: Subject, monoid_id: str, max_window: int = DEFAUL
         @invariant()
         def agrees_with_model(self) -> None:
             self.swag.query()
-            if self.nonfifo:
+            if self.nonfifo and "handles" in self.offers:
                 self.swag.handles()
 
     return bind(Machine, subject, monoid_id, max_window)
 
+
+#: handle operations a ``handles`` aggregator may lack (every registered one has them)
+_OPTIONAL_HANDLE_OPS = ("remove_many", "batch", "handles")
 
 #: operations the ``combine_raises`` rule makes fail
 _FAULT_OPS = ("insert", "insert", "evict", "evict", "query", "insert_many", "evict_many")

@@ -73,10 +73,16 @@ class OutOfOrderMachine(WindowMachine):
     def _span(self) -> int:
         return 2 * self.max_window + 8
 
+    def _root(self) -> Any:
+        """The root of the tree ``snapshot()`` shows (``None``: no snapshot, or not a FiBA-shaped one)."""
+        snapshot = getattr(self.swag.inner, "snapshot", None)
+        return getattr(snapshot(), "root", None) if callable(snapshot) else None
+
     def _internal_times(self) -> list[Any]:
-        """Times held by internal nodes of the current tree (empty for a leaf root)."""
+        """Times held by internal nodes of the current tree (empty for a leaf root or no tree to read)."""
         out: list[Any] = []
-        stack = [self.swag.inner.snapshot().root]
+        root = self._root()
+        stack = [root] if root is not None else []
         while stack:
             node = stack.pop()
             if node.children:
@@ -88,14 +94,22 @@ class OutOfOrderMachine(WindowMachine):
         expect_raises(call, error, "misuse")
 
 
-def make_ooo_machine(subject: Subject, monoid_id: str, max_window: int = DEFAULT_MAX_WINDOW) -> type[OutOfOrderMachine]:
-    """A state machine class checking the out-of-order ``subject`` over library monoid ``monoid_id``."""
-    values = strategy_for(monoid_id)
+def make_ooo_machine(
+    subject: Subject,
+    monoid_id: str,
+    max_window: int = DEFAULT_MAX_WINDOW,
+    *,
+    strategy: st.SearchStrategy[Any] | None = None,
+    flavors: tuple[str, ...] = TIME_FLAVORS,
+) -> type[OutOfOrderMachine]:
+    """A state machine class checking the out-of-order ``subject`` over library monoid ``monoid_id``, with input
+    values ``strategy`` (default: the library's strategy) and timestamps of the given ``flavors``."""
+    values = strategy if strategy is not None else strategy_for(monoid_id)
     span = 2 * max_window + 8
     keys = st.integers(min_value=0, max_value=span)
 
     class Machine(OutOfOrderMachine):
-        @initialize(flavor=st.sampled_from(TIME_FLAVORS))
+        @initialize(flavor=st.sampled_from(flavors))
         def choose_times(self, flavor: str) -> None:
             self.flavor = flavor
 
@@ -120,7 +134,7 @@ def make_ooo_machine(subject: Subject, monoid_id: str, max_window: int = DEFAULT
             self.swag.evict()
             self._step()
 
-        @precondition(lambda self: len(self.swag) == 0)
+        @precondition(lambda self: len(self.swag) == 0 and self.misuse_rules)
         @rule()
         def misuse_on_empty(self) -> None:
             self._expect(EmptyWindowError, self.swag.evict)
@@ -134,6 +148,7 @@ def make_ooo_machine(subject: Subject, monoid_id: str, max_window: int = DEFAULT
             self.swag.remove(data.draw(st.sampled_from(self.swag.model.times())))
             self._step()
 
+        @precondition(lambda self: self.misuse_rules)
         @rule(k=keys)
         def remove_absent(self, k: int) -> None:
             t = self._time(k)
@@ -158,11 +173,10 @@ def make_ooo_machine(subject: Subject, monoid_id: str, max_window: int = DEFAULT
             elif where == "internal":
                 t = data.draw(st.sampled_from(self._internal_times() or times))
             elif where == "right_finger":
-                snap = self.swag.inner.snapshot()
-                node = snap.root
-                while node.children:
+                node = self._root()
+                while node is not None and node.children:
                     node = node.children[-1]
-                t = node.times[0] if node.times else times[-1]
+                t = node.times[0] if node is not None and node.times else times[-1]
             elif where == "above":
                 t = self._time(span + 1)
             else:
@@ -202,6 +216,7 @@ def make_ooo_machine(subject: Subject, monoid_id: str, max_window: int = DEFAULT
             self.swag.bulk_insert(pairs)
             self._step()
 
+        @precondition(lambda self: self.misuse_rules)
         @rule(data=st.data(), size=st.integers(min_value=2, max_value=8))
         def bulk_insert_unordered(self, data: st.DataObject, size: int) -> None:
             ks = data.draw(st.lists(keys, min_size=size, max_size=size, unique=True))

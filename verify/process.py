@@ -1,0 +1,683 @@
+"""Verify a program in any language: drive a long-lived subprocess over swagkit's JSON Lines protocol.
+
+The protocol (``docs/protocol.md``): one JSON object per line on the program's stdin, one reply per line on its
+stdout; many aggregator instances live in one process (``"id"``), so no example pays a process start (a JVM!).
+:func:`process_factory` starts the program once, asks ``hello`` for its capabilities and returns a factory;
+``factory(monoid)`` creates one instance (``new``) and returns a Python object with the kind's operations --
+only those the program offers -- so the kinds' debug wrappers and state machines (:mod:`swagkit.verify.kinds`)
+drive it unchanged::
+
+    factory = process_factory("./daba_lite", "fifo")
+    run_machine_class(kind("fifo").make_machine(Subject("daba_lite_c", factory), "string_concat", 80), 100, 50, 1)
+
+A program that dies, does not answer within ``timeout`` seconds, or answers something that is not the protocol
+raises :class:`ProcessFailure` -- an :class:`AssertionError`, so a FAIL of the implementation, never an ERROR of
+swagkit -- carrying the protocol lines sent to that instance (``trace``, replayable with ``CMD < file``). A dead
+or hung process is killed and the next ``factory(monoid)`` starts a new one.
+
+Values cross the pipe in the encodings of the *conformance monoids* (:data:`CONFORMANCE`): strings, int64 max and
+sum, the integer affine group ``affine_int`` (non-commutative *and* invertible) and float64 sums as C99 hex
+strings, which keep floats exact.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import select
+import shlex
+import subprocess
+import tempfile
+import time
+import weakref
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from typing import IO, Any
+
+from hypothesis import strategies as st
+
+from swagkit.spec.errors import EmptyWindowError, UnsupportedMonoidError
+from swagkit.spec.library import LIBRARY, LibraryEntry, affine, max_i64, string_concat, sum_f64, sum_i64
+from swagkit.spec.monoid import Monoid
+from swagkit.spec.ooo import MissingTimeError, UnorderedBulkError
+
+from .strategies import STRATEGIES
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "ProcessFailure",
+    "Conformance",
+    "CONFORMANCE",
+    "affine_int",
+    "conformance_monoids_registered",
+    "ProcessDriver",
+    "ProcessFactory",
+    "process_factory",
+]
+
+PROTOCOL_VERSION = 1
+
+#: how many of an instance's last protocol lines a failure message shows (``ProcessFailure.trace`` has them all)
+_SHOWN = 12
+
+
+class ProcessFailure(AssertionError):
+    """The program under test died, hung, or broke the protocol: a FAIL of the implementation.
+
+    ``reason`` says what happened, ``command`` which program, ``trace`` the request lines sent to the failing
+    instance (oldest first, the last one the request that failed; with a ``hello`` first they replay as
+    ``CMD < file``), ``replies`` the reply lines received for them, ``stderr`` the end of the program's stderr."""
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        command: str,
+        trace: Sequence[str] = (),
+        replies: Sequence[str] = (),
+        stderr: str = "",
+    ) -> None:
+        self.reason = reason
+        self.command = command
+        self.trace = tuple(trace)
+        self.replies = tuple(replies)
+        self.stderr = stderr
+        lines = [f"{command}: {reason}"]
+        if self.trace:
+            first = max(0, len(self.trace) - _SHOWN)
+            lines.append(f"  requests to this instance {first + 1}..{len(self.trace)} of {len(self.trace)}:")
+            for k in range(first, len(self.trace)):
+                lines.append(f"    -> {self.trace[k]}")
+                if k < len(self.replies):
+                    lines.append(f"    <- {self.replies[k]}")
+        if stderr.strip():
+            lines.append("  stderr (end): " + stderr.strip()[-400:])
+        super().__init__("\n".join(lines))
+
+
+class _Garbage(Exception):
+    """A reply that is not the protocol (turned into a :class:`ProcessFailure` with the instance's trace)."""
+
+
+# ------------------------------------------------------------------------------------------ conformance monoids
+
+
+def affine_int() -> Monoid[Any, Any, Any]:
+    """:func:`~swagkit.spec.library.affine` named ``affine_int``: the protocol's non-commutative *and* invertible
+    conformance group. Its inputs (:data:`CONFORMANCE`) are maps ``t ↦ a·t + b`` with ``a ∈ {-1, 1}`` and an
+    integer ``b``, so every composition stays integral (``[a1, b1] ⊗ [a2, b2] = [a1·a2, a2·b1 + b2]``)."""
+    return replace(affine(), name="affine_int")
+
+
+def _int64(x: Any) -> int:
+    if isinstance(x, bool) or not isinstance(x, int) or not -(2**63) <= x < 2**63:
+        raise _Garbage(f"{x!r} is not an int64")
+    return x
+
+
+def _string(x: Any) -> str:
+    if not isinstance(x, str):
+        raise _Garbage(f"{x!r} is not a string")
+    return x
+
+
+def _hex_float(x: Any) -> float:
+    if not isinstance(x, str):
+        raise _Garbage(f"{x!r} is not a float as a hex string")
+    try:
+        return float.fromhex(x)
+    except ValueError:
+        raise _Garbage(f"{x!r} is not a C99 hex float") from None
+
+
+def _encode_hex_float(x: Any) -> str:
+    return float(x).hex()
+
+
+def _affine_pair(x: Any) -> tuple[int, int]:
+    # any pair of int64 decodes: a wrong one (a = 0 from a forgotten identity) is then a wrong *answer*
+    if not isinstance(x, list) or len(x) != 2:
+        raise _Garbage(f"{x!r} is not an affine_int pair [a, b]")
+    return (_int64(x[0]), _int64(x[1]))
+
+
+def _encode_affine(x: Any) -> list[int]:
+    a, b = x
+    if a not in (-1, 1) or int(b) != b:
+        raise ValueError(f"affine_int takes maps [a, b] with a in {{-1, 1}} and integral b, not {x!r}")
+    return [int(a), int(b)]
+
+
+def _same(x: Any) -> Any:
+    return x
+
+
+@dataclass(frozen=True)
+class Conformance:
+    """One conformance monoid of the protocol: its ``name`` (the protocol's and the library id), the
+    ``monoid`` factory, the input ``strategy``, ``encode`` (an input or output value to JSON) and ``decode``
+    (JSON from the program to an output value; raises on anything else), and its algebra (``properties``)."""
+
+    name: str
+    monoid: Callable[[], Monoid[Any, Any, Any]]
+    strategy: Callable[[], st.SearchStrategy[Any]]
+    encode: Callable[[Any], Any]
+    decode: Callable[[Any], Any]
+    properties: str
+    examples: tuple[Any, ...] = ()
+
+
+_I64 = st.integers(min_value=-(2**63), max_value=2**63 - 1)
+
+#: The conformance monoids (docs/protocol.md): every property a SWAG may get wrong has one -- non-commutative
+#: (``string_concat``, ``affine_int``), selective (``max_i64``), invertible (``sum_i64``, ``affine_int``),
+#: non-commutative *and* invertible (``affine_int``: a subtraction on the wrong side shows), floats (``sum_f64``).
+CONFORMANCE: dict[str, Conformance] = {
+    c.name: c
+    for c in (
+        Conformance(
+            "string_concat",
+            string_concat,
+            STRATEGIES["string_concat"],
+            _same,
+            _string,
+            "non-commutative, non-invertible",
+        ),
+        Conformance("max_i64", max_i64, STRATEGIES["max_i64"], _same, _int64, "commutative, selective"),
+        Conformance(
+            "sum_i64", sum_i64, STRATEGIES["sum_i64"], _same, _int64, "commutative, invertible (wraps modulo 2**64)"
+        ),
+        Conformance(
+            "affine_int",
+            affine_int,
+            lambda: st.tuples(st.sampled_from([-1, 1]), st.integers(min_value=-9, max_value=9)),
+            _encode_affine,
+            _affine_pair,
+            "non-commutative, invertible (a group)",
+            ((1, 2), (-1, 3), (-1, 0), (1, -4)),
+        ),
+        Conformance(
+            "sum_f64",
+            sum_f64,
+            STRATEGIES["sum_f64"],
+            _encode_hex_float,
+            _hex_float,
+            "commutative, floats (compared with rel 1e-9, abs 1e-9)",
+        ),
+    )
+}
+
+
+@contextmanager
+def conformance_monoids_registered() -> Iterator[None]:
+    """Make every conformance monoid a library id while the block runs (``affine_int`` is not one: its inputs
+    are a subset of ``affine``'s), so the kinds' machines -- which look monoids and strategies up by id -- run
+    over it. Restores the library afterwards."""
+    added = [c for c in CONFORMANCE.values() if c.name not in LIBRARY]
+    for c in added:
+        LIBRARY[c.name] = LibraryEntry(c.monoid, list(c.examples), "swagkit protocol conformance monoid")
+        STRATEGIES[c.name] = c.strategy
+    try:
+        yield
+    finally:
+        for c in added:
+            LIBRARY.pop(c.name, None)
+            STRATEGIES.pop(c.name, None)
+
+
+def _time_encode(t: Any) -> Any:
+    """Times cross as JSON numbers (ints; floats in their shortest round-trip decimal form) or strings."""
+    if isinstance(t, bool) or not isinstance(t, (int, float, str)) or (isinstance(t, float) and not math.isfinite(t)):
+        raise ValueError(f"the protocol carries int, finite float or str times, not {t!r}")
+    return t
+
+
+def _time_decode(t: Any) -> Any:
+    if isinstance(t, bool) or not isinstance(t, (int, float, str)):
+        raise _Garbage(f"{t!r} is not a time")
+    return t
+
+
+# ------------------------------------------------------------------------------------------------- the driver
+
+
+class _Dead(Exception):
+    """The process died or timed out (the driver has killed it); the message says which."""
+
+
+class ProcessDriver:
+    """One long-lived process speaking the protocol: start, ``hello``, request/reply with a deadline per request,
+    batches, restart after a death. ``generation`` counts starts (instances of an earlier one are dead)."""
+
+    def __init__(self, command: str, *, timeout: float = 10.0, cwd: str | None = None) -> None:
+        self.command = command
+        self.argv = shlex.split(command)
+        self.timeout = timeout
+        self.cwd = cwd
+        self.generation = 0
+        self.hello: dict[str, Any] = {}
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._stderr: IO[bytes] | None = None
+        self._buffer = b""
+        self._drops: list[int] = []
+        self._next_id = 0
+        self._finalizer: weakref.finalize[Any, Any] | None = None
+        self._last_stderr = ""
+
+    # process life -----------------------------------------------------------------------------------------
+
+    @property
+    def alive(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def start(self) -> dict[str, Any]:
+        """(Re)start the process and return its ``hello`` reply (a :class:`ProcessFailure` if it has none)."""
+        self.close()
+        self._stderr = tempfile.TemporaryFile()
+        try:
+            self._proc = subprocess.Popen(
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, cwd=self.cwd
+            )
+        except OSError as exc:
+            raise ProcessFailure(f"cannot start the program ({exc})", command=self.command) from exc
+        self._finalizer = weakref.finalize(self, _kill, self._proc, self._stderr)
+        self.generation += 1
+        self._buffer = b""
+        self._last_stderr = ""
+        self._drops.clear()
+        request = '{"op":"hello"}'
+        try:
+            reply = self._exchange(request)
+            hello = _check_reply(reply)
+            if not hello.get("ok"):
+                raise _Garbage("hello was refused")
+            for key in ("kinds", "monoids", "ops"):
+                if not isinstance(hello.get(key), list) or not all(isinstance(x, str) for x in hello[key]):
+                    raise _Garbage(f"hello has no list of strings {key!r}")
+        except (_Dead, _Garbage) as exc:
+            raise self.failure(str(exc), [request]) from None
+        self.hello = hello
+        return hello
+
+    def close(self) -> None:
+        """Close stdin, give the process a moment to exit, then kill it."""
+        if self._finalizer is not None:
+            self._finalizer()
+            self._finalizer = None
+        self._proc = None
+        self._stderr = None
+
+    def stderr_tail(self, size: int = 2000) -> str:
+        if self._stderr is None:
+            return self._last_stderr
+        try:
+            self._stderr.seek(0, os.SEEK_END)
+            end = self._stderr.tell()
+            self._stderr.seek(max(0, end - size))
+            return self._stderr.read().decode("utf-8", "replace")
+        except (OSError, ValueError):
+            return ""
+
+    def failure(self, reason: str, trace: Sequence[str] = (), replies: Sequence[str] = ()) -> ProcessFailure:
+        return ProcessFailure(reason, command=self.command, trace=trace, replies=replies, stderr=self.stderr_tail())
+
+    # requests -----------------------------------------------------------------------------------------------
+
+    def new_id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    def drop_later(self, instance: int, generation: int) -> None:
+        """Queue a ``drop`` (sent before the next request: never from inside another exchange, e.g. from a
+        garbage collection that runs mid-request)."""
+        if generation == self.generation:
+            self._drops.append(instance)
+
+    def request(self, line: str) -> str:
+        """Send one request line, return the reply line (:class:`_Dead` when the process died or hung)."""
+        self._flush_drops()
+        return self._exchange(line)
+
+    def batch(self, requests: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """Send ``requests`` as one batch line (a JSON array), return the replies in order (the program must
+        list ``"batch"`` in its ops). Raises :class:`ProcessFailure` on a death, a timeout or garbage."""
+        line = json.dumps(list(requests), ensure_ascii=False, separators=(",", ":"))
+        try:
+            reply = self.request(line)
+            replies = json.loads(reply)
+        except _Dead as exc:
+            raise self.failure(str(exc), [line]) from None
+        except ValueError:
+            raise self.failure(f"the reply to a batch is not JSON: {reply[:200]!r}", [line], [reply]) from None
+        if not isinstance(replies, list) or len(replies) != len(requests):
+            raise self.failure(f"a batch of {len(requests)} got {reply[:200]!r}", [line], [reply])
+        return replies
+
+    def _flush_drops(self) -> None:
+        while self._drops:
+            instance = self._drops.pop()
+            self._exchange(json.dumps({"op": "drop", "id": instance}))  # a refused drop harms nobody
+
+    def _exchange(self, line: str) -> str:
+        proc = self._proc
+        if proc is None or proc.stdin is None or proc.stdout is None:
+            raise _Dead("the process is not running")
+        deadline = time.monotonic() + self.timeout
+        try:
+            _write_all(proc.stdin.fileno(), (line + "\n").encode(), deadline)
+        except (BrokenPipeError, OSError):
+            raise self._dead("the process died (its stdin is closed)") from None
+        except TimeoutError:
+            raise self._dead(f"the process did not read its input within {self.timeout:g} s") from None
+        out = proc.stdout.fileno()
+        while b"\n" not in self._buffer:
+            left = deadline - time.monotonic()
+            ready = select.select([out], [], [], max(left, 0))[0] if left > 0 else []
+            if not ready:
+                raise self._dead(f"no reply within {self.timeout:g} s (a hang): the process was killed")
+            chunk = os.read(out, 1 << 16)
+            if not chunk:
+                raise self._dead(self._death())
+            self._buffer += chunk
+        raw, self._buffer = self._buffer.split(b"\n", 1)
+        return raw.decode("utf-8", "replace").rstrip("\r")
+
+    def _death(self) -> str:
+        proc = self._proc
+        status = proc.wait(timeout=5) if proc is not None else None
+        return f"the process died (exit status {status}) before replying"
+
+    def abandon(self) -> None:
+        """Kill the process (it broke the protocol); the next factory call starts a new one."""
+        self._dead("abandoned")
+
+    def _dead(self, reason: str) -> _Dead:
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            proc.kill()  # a hung process: the next factory call starts a new one
+            proc.wait(timeout=5)
+        self._last_stderr = self.stderr_tail()
+        self.close()
+        return _Dead(reason)
+
+
+def _write_all(fd: int, data: bytes, deadline: float) -> None:
+    view = memoryview(data)
+    while view:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([], [fd], [], left)[1]:
+            raise TimeoutError
+        view = view[os.write(fd, view[: 1 << 16]) :]
+
+
+def _kill(proc: subprocess.Popen[bytes], stderr: IO[bytes]) -> None:
+    try:
+        if proc.stdin is not None:
+            proc.stdin.close()
+        try:
+            proc.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+        if proc.stdout is not None:
+            proc.stdout.close()
+    except OSError:
+        pass
+    finally:
+        stderr.close()
+
+
+def _check_reply(line: str) -> dict[str, Any]:
+    """A reply object: ``{"ok": true, ...}`` or ``{"ok": false, "error": <known code>, ...}``."""
+    try:
+        reply = json.loads(line)
+    except ValueError:
+        raise _Garbage(f"the reply is not JSON: {line[:200]!r}") from None
+    if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
+        raise _Garbage(f"the reply is not an object with a boolean 'ok': {line[:200]!r}")
+    if not reply["ok"] and reply.get("error") not in _ERRORS:
+        raise _Garbage(f"unknown error code {reply.get('error')!r} (known: {', '.join(_ERRORS)})")
+    return reply
+
+
+def _unsupported(message: str) -> Exception:
+    return _Garbage(f"the program answered 'unsupported' to an operation its hello offers ({message})")
+
+
+#: protocol error codes and the exceptions the kinds' wrappers expect for them
+_ERRORS: dict[str, Callable[[str], Exception]] = {
+    "empty": EmptyWindowError,
+    "bad_input": ValueError,
+    "missing": MissingTimeError,
+    "unordered": UnorderedBulkError,
+    "unsupported": _unsupported,
+}
+
+
+# ---------------------------------------------------------------------------------------------- the instances
+
+
+class _Instance:
+    """One aggregator instance inside the process: its requests and replies (``trace``/``replies``) and the
+    call that turns a reply into a value, an expected exception or a :class:`ProcessFailure`."""
+
+    kind = ""
+
+    def __init__(self, driver: ProcessDriver, conformance: Conformance, monoid: Monoid[Any, Any, Any]) -> None:
+        self.monoid = monoid
+        self.algorithm: str | None = None
+        self._driver = driver
+        self._codec = conformance
+        self._id = driver.new_id()
+        self._generation = driver.generation
+        #: the request lines sent for this instance, oldest first (``new`` first)
+        self.trace: list[str] = []
+        #: the reply lines received, in step with ``trace``
+        self.replies: list[str] = []
+        self._broken: ProcessFailure | None = None
+        self._call("new", kind=self.kind, monoid=conformance.name)
+        weakref.finalize(self, driver.drop_later, self._id, self._generation)
+
+    def __repr__(self) -> str:
+        return f"<{self._driver.command!r} instance {self._id} ({self.kind}, {self._codec.name})>"
+
+    def _call(self, op: str, **fields: Any) -> dict[str, Any]:
+        if self._broken is not None:  # the first failure stays the verdict (a wrapper's re-check asks again)
+            raise self._broken
+        request = {"op": op, "id": self._id, **fields}
+        line = json.dumps(request, ensure_ascii=False, separators=(",", ":"))
+        self.trace.append(line)
+        if self._generation != self._driver.generation or not self._driver.alive:
+            raise self._fail("the process is gone (it died or was killed after an earlier failure)")
+        try:
+            reply_line = self._driver.request(line)
+        except _Dead as exc:
+            raise self._fail(str(exc)) from None
+        self.replies.append(reply_line)
+        try:
+            reply = _check_reply(reply_line)
+        except _Garbage as exc:
+            raise self._fail(str(exc), garbage=True) from None
+        if not reply["ok"]:
+            error = _ERRORS[reply["error"]](str(reply.get("message", reply["error"])))
+            if isinstance(error, _Garbage):
+                raise self._fail(str(error), garbage=True)
+            raise error
+        return reply
+
+    def _fail(self, reason: str, *, garbage: bool = False) -> ProcessFailure:
+        """The :class:`ProcessFailure` of this instance (kept: later calls raise it again). After garbage the
+        process is killed: its replies may be out of step with the requests from now on."""
+        if garbage:
+            self._driver.abandon()
+        self._broken = self._driver.failure(reason, self.trace, self.replies)
+        return self._broken
+
+    def _value(self, op: str, decode: Callable[[Any], Any], **fields: Any) -> Any:
+        reply = self._call(op, **fields)
+        if "value" not in reply:
+            raise self._fail(f"the reply to {op} has no 'value'", garbage=True)
+        try:
+            return decode(reply["value"])
+        except _Garbage as exc:
+            raise self._fail(f"{op}: {exc}", garbage=True) from None
+
+    def _size(self) -> int:
+        n = self._value("size", _int64)
+        if n < 0:
+            raise self._fail(f"size {n} < 0", garbage=True)
+        return int(n)
+
+    def _stats(self) -> int:
+        reply = self._call("stats")
+        count = reply.get("combines")
+        if isinstance(count, bool) or not isinstance(count, int):
+            raise self._fail("the reply to stats has no integer 'combines'", garbage=True)
+        return count
+
+
+def _fifo_ops(codec: Conformance) -> dict[str, Any]:
+    """The FIFO kind's operations over ``codec``, by protocol op name."""
+
+    def insert(self: _Instance, value: Any) -> None:
+        self._call("insert", value=codec.encode(value))
+
+    def evict(self: _Instance) -> None:
+        self._call("evict")
+
+    def query(self: _Instance) -> Any:
+        return self._value("query", codec.decode)
+
+    def insert_many(self: _Instance, values: Iterable[Any]) -> None:
+        self._call("insert_many", values=[codec.encode(v) for v in values])
+
+    def evict_many(self: _Instance, count: int) -> None:
+        self._call("evict_many", count=count)
+
+    return {"insert": insert, "evict": evict, "query": query, "insert_many": insert_many, "evict_many": evict_many}
+
+
+def _ooo_ops(codec: Conformance) -> dict[str, Any]:
+    """The out-of-order kind's operations over ``codec``, by protocol op name."""
+
+    def insert(self: _Instance, time: Any, value: Any) -> None:
+        self._call("insert", time=_time_encode(time), value=codec.encode(value))
+
+    def evict(self: _Instance) -> None:
+        self._call("evict")
+
+    def remove(self: _Instance, time: Any) -> None:
+        self._call("remove", time=_time_encode(time))
+
+    def bulk_evict(self: _Instance, time: Any) -> int:
+        return int(self._value("bulk_evict", _int64, time=_time_encode(time)))
+
+    def bulk_insert(self: _Instance, pairs: Iterable[tuple[Any, Any]]) -> None:
+        self._call("bulk_insert", items=[[_time_encode(t), codec.encode(v)] for t, v in pairs])
+
+    def query(self: _Instance) -> Any:
+        return self._value("query", codec.decode)
+
+    def range_query(self: _Instance, t_from: Any, t_to: Any) -> Any:
+        return self._value("range_query", codec.decode, **{"from": _time_encode(t_from), "to": _time_encode(t_to)})
+
+    def oldest(self: _Instance) -> Any:
+        return self._value("oldest", _time_decode)
+
+    def youngest(self: _Instance) -> Any:
+        return self._value("youngest", _time_decode)
+
+    return {
+        "insert": insert,
+        "evict": evict,
+        "remove": remove,
+        "bulk_evict": bulk_evict,
+        "bulk_insert": bulk_insert,
+        "query": query,
+        "range_query": range_query,
+        "oldest": oldest,
+        "youngest": youngest,
+    }
+
+
+#: swagkit's kind names (and the CLI's ``ooo``) -> (the protocol's kind, its operations)
+_KINDS: dict[str, tuple[str, Callable[[Conformance], dict[str, Any]]]] = {
+    "fifo": ("fifo", _fifo_ops),
+    "ooo": ("ooo", _ooo_ops),
+    "out_of_order": ("ooo", _ooo_ops),
+}
+
+
+def _instance_class(protocol_kind: str, codec: Conformance, ops: dict[str, Any], offered: set[str]) -> type:
+    """A class with exactly the operations the program offers (absent ones are absent attributes, so the kinds
+    detect and skip them), plus ``__len__`` (``size``) and ``combine_count`` (``stats``) when offered."""
+    namespace: dict[str, Any] = {"kind": protocol_kind}
+    namespace.update({name: fn for name, fn in ops.items() if name in offered})
+    if "size" in offered:
+        namespace["__len__"] = _Instance._size
+    if "stats" in offered:
+        namespace["combine_count"] = property(_Instance._stats)
+    name = "Process" + "".join(part.title() for part in f"{protocol_kind}_{codec.name}".split("_"))
+    return type(name, (_Instance,), namespace)
+
+
+class ProcessFactory:
+    """``factory(monoid)``: a new instance inside the shared process (see :func:`process_factory`).
+
+    ``capabilities`` is the program's ``hello`` reply; ``monoids``/``operations`` what it offers; ``offers``
+    whether a monoid (or its name) can run. The process is restarted when it died since the last call."""
+
+    def __init__(self, command: str, kind: str, *, timeout: float = 10.0, cwd: str | None = None) -> None:
+        if kind not in _KINDS:
+            raise ValueError(f"--exec drives the kinds {', '.join(_KINDS)}, not {kind!r}")
+        self.kind = kind
+        self.protocol_kind, self._ops = _KINDS[kind]
+        self.driver = ProcessDriver(command, timeout=timeout, cwd=cwd)
+        self.capabilities = self.driver.start()
+        if self.protocol_kind not in self.capabilities["kinds"]:
+            raise UnsupportedMonoidError(
+                f"{command!r} offers the kinds {self.capabilities['kinds']}, not {self.protocol_kind!r}"
+            )
+        self._classes: dict[str, type] = {}
+
+    @property
+    def monoids(self) -> tuple[str, ...]:
+        """The conformance monoids both the program and swagkit know, in the program's order."""
+        return tuple(m for m in self.capabilities["monoids"] if m in CONFORMANCE)
+
+    @property
+    def operations(self) -> tuple[str, ...]:
+        return tuple(self.capabilities["ops"])
+
+    def offers(self, monoid: Monoid[Any, Any, Any] | str) -> bool:
+        name = monoid if isinstance(monoid, str) else monoid.name
+        return name in self.monoids
+
+    def __call__(self, monoid: Monoid[Any, Any, Any]) -> Any:
+        if not self.offers(monoid):
+            raise UnsupportedMonoidError(
+                f"{self.driver.command!r} does not offer the monoid {monoid.name!r} "
+                f"(it offers {', '.join(self.monoids) or 'none of the conformance monoids'})"
+            )
+        if not self.driver.alive:
+            self.capabilities = self.driver.start()
+        codec = CONFORMANCE[monoid.name]
+        cls = self._classes.get(codec.name)
+        if cls is None:
+            cls = self._classes[codec.name] = _instance_class(
+                self.protocol_kind, codec, self._ops(codec), set(self.operations)
+            )
+        return cls(self.driver, codec, monoid)
+
+    def close(self) -> None:
+        self.driver.close()
+
+
+def process_factory(command: str, kind: str, *, timeout: float = 10.0, cwd: str | None = None) -> ProcessFactory:
+    """Start ``command`` (split like a shell would, run without one), ask its capabilities and return
+    ``factory(monoid) -> aggregator`` for ``kind`` (``fifo`` or ``ooo``/``out_of_order``); every request must
+    be answered within ``timeout`` seconds. Raises :class:`ProcessFailure` when the program does not start or
+    does not answer ``hello``."""
+    return ProcessFactory(command, kind, timeout=timeout, cwd=cwd)

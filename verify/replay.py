@@ -1,0 +1,278 @@
+"""Replay files: a shrunk failing run as JSON Lines, and ``swagkit replay FILE`` that re-runs it exactly.
+
+The first line is a header, then one line per operation the state machine made on the implementation, each
+with the executable model's answer (values encoded by :mod:`swagkit.verify.jsonvalues`)::
+
+    {"op": "hello", "swagkit_replay": 1, "kind": "fifo", "monoid": "string_concat", "impl": "mymod:MyAgg", ...}
+    {"op": "new", "id": 1, "kind": "fifo", "monoid": "string_concat"}
+    {"op": "insert", "id": 1, "value": "a"}
+    {"op": "evict", "id": 1}
+    {"op": "query", "id": 1, "expect": "b"}
+    {"op": "evict", "id": 1, "error": "empty"}
+
+The file is also a session of the line protocol (docs/protocol.md): the header is a ``hello`` carrying the run's
+facts, ``new`` makes instance 1, and every operation names it, so ``CMD < file`` replays it on a program
+without Python (the program ignores ``expect``/``error`` and the header's extra fields).
+
+``"expect"`` is the model's answer (``query``, ``query_range``, ``range_query``, ``oldest``, ``youngest``, the
+count ``bulk_evict`` returns, handles); ``"error"`` says the model refuses the operation (``"empty"``: an empty
+window; ``"bad_input"``: a dead handle, an absent time, an unordered bulk). Operations and their fields:
+
+* fifo / handles: ``insert`` (``value``), ``evict``, ``query``, ``insert_many`` (``values``), ``evict_many``
+  (``count``), ``query_range`` (``range``), ``insert_with_handle`` (``value``), ``insert_many_with_handles``
+  (``values``), ``remove`` (``handle``), ``remove_many`` (``handles``), ``batch`` (``events``:
+  ``["insert", v]``, ``["evict"]``, ``["remove", h]``), ``handles``;
+* ooo: ``insert`` (``time``, ``value``), ``evict``, ``remove`` (``time``), ``bulk_evict`` (``time``),
+  ``bulk_insert`` (``items``: ``[[t, v], ...]``), ``query``, ``range_query`` (``from``, ``to``), ``oldest``,
+  ``youngest``.
+
+The header names the implementation (``"impl": "MODULE:FACTORY"`` or ``"exec": "CMD"``) and may carry
+``checker``, ``budget``, ``tolerance`` and ``values`` (the options of the run). :func:`run` replays a file
+through the kind's checked wrapper -- the same model, length, invariant and budget checks as the machine --
+and compares every answer with the file's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TextIO
+
+from swagkit.spec.errors import EmptyWindowError, SwagkitError
+from swagkit.spec.monoid import Monoid, fold
+from swagkit.spec.nonfifo import OrderedMultisetWindow
+from swagkit.spec.ooo import TimedWindow
+
+from .jsonvalues import decode, decode_time, encode
+from .kinds.base import same_output
+
+if TYPE_CHECKING:
+    from .impl import MonoidChoice, MonoidResult
+
+__all__ = ["VERSION", "lines_for", "write", "read", "run", "decode_call"]
+
+VERSION = 1
+
+Call = tuple[str, tuple[Any, ...]]
+
+#: (argument field names, time-valued fields) per operation: the JSON shape of each call
+_FIFO_FIELDS: dict[str, tuple[str, ...]] = {
+    "insert": ("value",),
+    "insert_many": ("values",),
+    "evict_many": ("count",),
+    "query_range": ("range",),
+    "insert_with_handle": ("value",),
+    "insert_many_with_handles": ("values",),
+    "remove": ("handle",),
+    "remove_many": ("handles",),
+    "batch": ("events",),
+}
+_OOO_FIELDS: dict[str, tuple[str, ...]] = {
+    "insert": ("time", "value"),
+    "remove": ("time",),
+    "bulk_evict": ("time",),
+    "bulk_insert": ("items",),
+    "range_query": ("from", "to"),
+}
+
+
+#: the protocol instance a replay file's operations run on
+REPLAY_ID = 1
+
+
+def _ooo(kind: str) -> bool:
+    return kind in ("ooo", "out_of_order")
+
+
+def _model(kind: str, monoid: Monoid[Any, Any, Any]) -> Any:
+    # the handles model is also the FIFO one (same insert/evict/query), so one model serves traces that mix them
+    return TimedWindow(monoid) if _ooo(kind) else OrderedMultisetWindow(monoid)
+
+
+def _apply(model: Any, monoid: Monoid[Any, Any, Any], name: str, args: tuple[Any, ...]) -> Any:
+    """The model's answer to one call (its exception when it refuses)."""
+    if name == "query_range":
+        vals = model.values()
+        return monoid.lower(fold(monoid, vals[len(vals) - min(args[0], len(vals)) :]))
+    if name == "insert_many_with_handles":
+        return [model.insert_with_handle(v) for v in args[0]]
+    if name == "remove_many":
+        hs = list(args[0])
+        if len(set(hs)) != len(hs) or any(h not in model.handles() for h in hs):
+            model.remove(object())  # raises InvalidHandleError, changing nothing
+        for h in hs:
+            model.remove(h)
+        return None
+    if name == "batch":
+        out: list[Any] = []
+        for ev in args[0]:
+            out.append(model.insert_with_handle(ev[1]) if ev[0] == "insert" else getattr(model, ev[0])(*ev[1:]))
+        return out
+    return getattr(model, name)(*args)
+
+
+def _answers(name: str) -> bool:
+    return name in {
+        "query",
+        "query_range",
+        "range_query",
+        "oldest",
+        "youngest",
+        "bulk_evict",
+        "insert_with_handle",
+        "insert_many_with_handles",
+        "handles",
+        "batch",
+    }
+
+
+def lines_for(kind: str, monoid: Monoid[Any, Any, Any], calls: list[Call]) -> list[dict[str, Any]]:
+    """The operation lines of ``calls`` (``(name, args)``), with the model's answers."""
+    model = _model(kind, monoid)
+    fields = _OOO_FIELDS if _ooo(kind) else _FIFO_FIELDS
+    lines: list[dict[str, Any]] = []
+    for name, args in calls:
+        line: dict[str, Any] = {"op": name}
+        for key, arg in zip(fields.get(name, ()), args):
+            line[key] = encode(list(arg) if key in ("items", "values", "handles", "events") else arg)
+        try:
+            answer = _apply(model, monoid, name, args)
+        except EmptyWindowError:
+            line["error"] = "empty"
+        except Exception:
+            line["error"] = "bad_input"
+        else:
+            if _answers(name):
+                line["expect"] = encode(answer)
+        lines.append(line)
+    return lines
+
+
+def write(directory: str, header: dict[str, Any], result: MonoidResult, choice: MonoidChoice, kind: str) -> str:
+    """Write ``result``'s failing trace under ``directory`` (created); the file's path."""
+    failure = next((ln for ln in result.failure.splitlines() if ln.strip()), "")
+    # The file is a protocol session too (docs/protocol.md): the header is a ``hello`` (programs ignore fields
+    # they do not know), then ``new`` and the operations on instance 1, so ``CMD < file`` replays it without Python.
+    head = {"op": "hello", "swagkit_replay": VERSION, **header, "failure": failure}
+    new = {"op": "new", "id": REPLAY_ID, "kind": "ooo" if _ooo(kind) else "fifo", "monoid": choice.id}
+    ops = [
+        {"op": ln["op"], "id": REPLAY_ID, **{k: v for k, v in ln.items() if k != "op"}}
+        for ln in lines_for(kind, choice.factory(), result.calls)
+    ]
+    body = [json.dumps(head), json.dumps(new)] + [json.dumps(ln) for ln in ops]
+    text = "\n".join(body) + "\n"
+    who = header.get("impl") or header.get("exec") or "impl"
+    name = "-".join(re.sub(r"\W+", "_", str(part)).strip("_")[:40] for part in (header["kind"], who, choice.id))
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, f"{name}-{hashlib.sha1(text.encode()).hexdigest()[:8]}.jsonl")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return path
+
+
+def read(path: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The header and the operation lines of a replay file (:class:`ValueError` when it is not one)."""
+    with open(path, encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    if not rows or not isinstance(rows[0], dict) or rows[0].get("swagkit_replay") != VERSION:
+        raise ValueError(f"{path} is not a swagkit replay file (no swagkit_replay header)")
+    # the protocol's framing (the ``new`` line, each operation's instance ``id``) is for ``CMD < file``
+    ops = [{k: v for k, v in row.items() if k != "id"} for row in rows[1:] if row.get("op") != "new"]
+    return {k: v for k, v in rows[0].items() if k != "op"}, ops
+
+
+def decode_call(kind: str, monoid_id: str, line: dict[str, Any]) -> Call:
+    """The ``(name, args)`` of one operation line."""
+    name = str(line["op"])
+    fields = (_OOO_FIELDS if _ooo(kind) else _FIFO_FIELDS).get(name, ())
+    args: list[Any] = []
+    for key in fields:
+        raw = line[key]
+        if key in ("time", "from", "to"):
+            args.append(decode_time(raw))
+        elif key == "items":
+            args.append([(decode_time(t), decode(v, monoid_id)) for t, v in raw])
+        elif key == "values":
+            args.append([decode(v, monoid_id) for v in raw])
+        elif key == "events":
+            args.append([tuple([ev[0], *(decode(ev[1], monoid_id) if ev[0] == "insert" else ev[1:])]) for ev in raw])
+        elif key == "handles":
+            args.append(list(raw))
+        elif key == "value":
+            args.append(decode(raw, monoid_id))
+        else:
+            args.append(raw)
+    return name, tuple(args)
+
+
+def run(
+    path: str,
+    factory: Callable[..., Any] | None = None,
+    *,
+    impl: str | None = None,
+    exec_cmd: str | None = None,
+    out: TextIO | None = None,
+) -> int:
+    """Re-run a replay file against ``factory`` (else ``impl``/``exec_cmd``, else the header's): 0 when every
+    operation agrees with the model and the file, 1 at the first divergence (printed to ``out``)."""
+    from . import impl as impl_mod
+
+    header, ops = read(path)
+    kind = str(header["kind"])
+    choice = impl_mod.resolve_monoid(str(header["monoid"]), header.get("values"), header.get("tolerance"))
+    factory = factory or _factory(header, impl, exec_cmd, kind)
+    k, _ = impl_mod.resolve_kind(kind)
+    monoid = choice.factory()
+    facts = impl_mod.UserFacts("replay", header.get("checker"), header.get("budget"))
+    say: Callable[[str], None] = (lambda s: print(s, file=out)) if out is not None else (lambda s: None)
+    try:
+        obj = impl_mod.Guarded(factory(monoid))
+        swag = k.checked(obj, monoid=monoid, algorithm=facts.id, facts=facts)
+    except AssertionError as exc:
+        say(f"replay: FAIL before the first operation: {exc}")
+        return 1
+    for number, line in enumerate(ops, 1):
+        name, args = decode_call(kind, choice.id, line)
+        label = f"#{number} {name}({', '.join(map(repr, args))})"
+        try:
+            got = getattr(swag, name)(*args)
+        except AssertionError as exc:
+            say(f"replay: FAIL at {label}:\n{exc}")
+            return 1
+        except SwagkitError as exc:
+            if "error" not in line:
+                say(f"replay: FAIL at {label}: raised {exc!r}, the model answers {line.get('expect')!r}")
+                return 1
+            continue
+        if "error" in line:
+            say(f"replay: FAIL at {label}: returned {got!r}, the model refuses it ({line['error']})")
+            return 1
+        if "expect" in line and not _agrees(monoid, choice.id, got, line["expect"]):
+            say(f"replay: FAIL at {label}: returned {got!r}, the file expects {line['expect']!r}")
+            return 1
+    say(f"replay: PASS, {len(ops)} operations agree with the model ({path})")
+    return 0
+
+
+def _agrees(monoid: Monoid[Any, Any, Any], monoid_id: str, got: Any, expect: Any) -> bool:
+    try:
+        if encode(got) == expect:
+            return True
+    except TypeError:
+        pass
+    return same_output(monoid, got, decode(expect, monoid_id))
+
+
+def _factory(header: dict[str, Any], impl: str | None, exec_cmd: str | None, kind: str) -> Callable[..., Any]:
+    from . import impl as impl_mod
+
+    if impl is None and exec_cmd is None:
+        impl, exec_cmd = header.get("impl"), header.get("exec")
+    if impl is not None:
+        return impl_mod.load(impl)  # type: ignore[no-any-return]
+    if exec_cmd is not None:
+        return impl_mod.exec_factory(exec_cmd, kind)
+    raise ValueError("the replay file names no implementation: pass --impl MODULE:FACTORY or --exec CMD")
