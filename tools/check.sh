@@ -20,9 +20,22 @@ MYPYPATH=build/tree .venv/bin/mypy --strict --cache-dir build/mypy-cache \
     -p swagkit.spec -p swagkit.reference -p swagkit.optimized -p swagkit.verify
 
 export HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-ci}
-echo "== pytest, compiled extension"
-SWAGKIT_EXPECT_COMPILED=1 .venv/bin/python -m pytest -p no:cacheprovider -q "$@"
-echo "== pytest, pure-Python fallback (SWAGKIT_PUREPYTHON=1)"
+# The two passes are independent processes (their own Spark session, their own temporary directories): they run
+# side by side, one per core, and their reports are printed one after the other.
 # (CrossHair runs only spec and reference, and the "once" tests never touch swagkit.optimized -- the spec, users'
 # classes, protocol programs --: they do not depend on the switch, and one run is enough)
-SWAGKIT_PUREPYTHON=1 .venv/bin/python -m pytest -p no:cacheprovider -q -m "not crosshair and not once" "$@"
+mkdir -p build
+echo "== pytest: the compiled extension and the pure-Python fallback (SWAGKIT_PUREPYTHON=1), in parallel"
+SWAGKIT_EXPECT_COMPILED=1 .venv/bin/python -m pytest -p no:cacheprovider -q "$@" >build/pytest-compiled.log 2>&1 &
+compiled=$!
+SWAGKIT_PUREPYTHON=1 .venv/bin/python -m pytest -p no:cacheprovider -q -m "not crosshair and not once" "$@" \
+    >build/pytest-pure.log 2>&1 &
+pure=$!
+status=0
+wait "$compiled" || status=1
+wait "$pure" || status=1
+echo "== pytest, compiled extension"
+cat build/pytest-compiled.log
+echo "== pytest, pure-Python fallback (SWAGKIT_PUREPYTHON=1)"
+cat build/pytest-pure.log
+exit "$status"
