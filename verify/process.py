@@ -424,7 +424,7 @@ def _kill(proc: subprocess.Popen[bytes], stderr: IO[bytes]) -> None:
         if proc.stdout is not None:
             proc.stdout.close()
     except OSError:
-        pass
+        pass  # the process is already gone: nothing left to close
     finally:
         stderr.close()
 

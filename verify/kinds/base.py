@@ -278,11 +278,11 @@ class RefuseGuarantee(CheckedBase):
 
     def _holds(self, held: list[Any]) -> bool:
         """Whether ``held`` (what ``salvage()`` returned) is the model's contents."""
-        raise NotImplementedError
+        raise NotImplementedError  # a hook: every wrapper with the refuse guarantee defines it for its kind
 
     def _recheck(self, label: str) -> None:
         """Check the aggregator against the model (invariants, length, ...) after ``label``."""
-        raise NotImplementedError
+        raise NotImplementedError  # a hook: every wrapper with the refuse guarantee defines it for its kind
 
     def _guarded(self, op: str, call: Callable[[], Any], apply: Callable[[], Any] | None = None) -> Any:
         """``call()`` (the aggregator's operation ``op``); if it raises, :meth:`_after_failure` judges the state
@@ -307,7 +307,7 @@ class RefuseGuarantee(CheckedBase):
         try:
             self.inner.query()
         except BrokenAggregatorError:
-            pass
+            pass  # refused: the aggregator says so, salvage() and repair() below decide the rest
         else:
             raise self._mismatch(label, "the aggregator refuses snapshot() but still answers query()") from exc
         salvage, repair = getattr(self.inner, "salvage", None), getattr(self.inner, "repair", None)
@@ -338,7 +338,7 @@ def expect_raises(
     try:
         call()
     except error:
-        pass
+        pass  # the documented refusal; the state must still be as it was (checked below)
     else:
         raise AssertionError(f"{what} did not raise {error.__name__}")
     if state is not None:
