@@ -52,14 +52,41 @@ m·u·2 and 8m node visits, ``bulk_insert`` m_raw single inserts at distance ≤
 The constants are not the paper's (it states none); they were checked with margin on adversarial workloads
 (in-order streams, sawtooth windows around node boundaries, bulks at both extremes, random out-of-order
 mixtures) for μ = 2, 3, 4, 8, and every Hypothesis run meters them (:mod:`swagkit.verify.kinds.out_of_order.debug`).
+
+**What the theorem's constants give for in-order inserts, and why a guard is added.** 003 proves only coin
+counts (appendix, "Further Discussion of Lemma 2": 2 coins per inserted entry; a split of an arity-(2μ+1) node
+frees 4 coins, keeps 1 on its arity-μ piece and sends 2 up with the separator, so 1 coin pays the split), never
+the ⊗ a coin buys. A coin pays one split level: the two pieces and their parent recomputed, ``≤ 2μ + (2μ−2) + u``
+⊗. So the theorem's in-order insert costs at most ``1 + 2·(8μ−4)`` ⊗ amortized (25 at μ = 2, 57 at μ = 4),
+above the ``2u`` credit of the table (12, 28) -- and a FiBA that recomputes the whole right spine after every
+in-order insert (O(log n) per insert, answers right) stays under either at the window sizes a test can afford:
+on a sliding window (insert youngest, evict oldest) of n = 40–200 entries it spends 12.6–38.9 ⊗ per in-order
+insert at μ = 2–8, the correct FiBA 3.4–5.1.
+
+**The in-order regression guard** (:func:`inorder_credit`, :func:`inorder_potential`; a check separate from the
+theorem's budget, derived by counting the recomputations of the algorithm, not a theorem of 003). For an
+insert at the youngest end that leaves the root's arity and the height alone (003 §1.3's d = 0; FiBA 2019's
+finger search stops at the right finger), the structural work is: append to the right-finger leaf (1 ⊗,
+``pushBackEntry``, FiBA 2019) or split a chain of right-spine nodes from the leaf up and recompute the first node
+that does not overflow (the top), then pass down the right spine below it (003 §5 Step 3; notes §3.2). With the
+potential ``P = Σ over the right spine's non-root nodes of s(level)·max(0, a − μ)/μ`` -- ``s = 6μ−4`` for the
+leaf (pieces ``μ−1 + μ−1`` ⊗, top ``u``), ``s = 8μ−4`` for internal nodes (pieces ``2μ + 2μ−2``, top ``u``) -- a
+node about to split (a = 2μ, the append makes it 2μ+1) holds exactly the split's cost and its right piece (a = μ)
+holds 0, so every such insert satisfies ``⊗ + ΔP ≤ (8μ−4)/μ`` (6 at μ = 2, 7 at μ = 4, 7.5 at μ = 8; an
+append without a split costs ``1 + (6μ−4)/μ`` at most). The meter sums this inequality over the run, with no
+slack at all: a FiBA that recomputes the spine after an append pays at least ``e`` ⊗ (e ≥ μ entries in the leaf,
+more with internal spine nodes) against an allowance of 2. Inserts that change the root (its arity or the height:
+a root split walks the left spine too, O(log n) once per Θ(μ^L) appends) are left to the theorem's budget.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 from .errors import BudgetExceeded
+from .snapshots import FiBAState
 
 __all__ = [
     "levels",
@@ -73,9 +100,17 @@ __all__ = [
     "FiBABudgetMeter",
     "NodeVisitsExceeded",
     "SOURCE",
+    "INORDER_SOURCE",
+    "inorder_credit",
+    "inorder_potential",
 ]
 
 SOURCE = "003 Theorems 1 and 3; FiBA 2019 (derived constants, see swagkit.spec.fiba_budgets)"
+
+INORDER_SOURCE = (
+    "in-order regression guard: recomputations of FiBA 2019's append and split and 003 §5's pass down "
+    "(swagkit.spec.fiba_budgets; not a theorem of 003)"
+)
 
 OPERATIONS = ("query", "insert", "evict", "remove", "bulk_evict", "bulk_insert")
 
@@ -168,6 +203,27 @@ def slack_touched(mu: int, n: int) -> float:
     return 4.0 * (n / (mu - 1) + 2)
 
 
+def inorder_credit(mu: int) -> float:
+    """The in-order guard's ⊗ credit per insert at the youngest end: ``(8μ−4)/μ`` (module docstring)."""
+    return (8 * mu - 4) / mu
+
+
+def inorder_potential(state: Any, mu: int) -> tuple[float, tuple[int, int]] | None:
+    """The guard's potential of a FiBA snapshot -- ``Σ s(level)·max(0, a − μ)/μ`` over the right spine
+    below the root -- and the root's ``(arity, height)``; ``None`` when ``state`` is not a
+    :class:`~swagkit.spec.snapshots.FiBAState` of this μ (an implementation with another state format)."""
+    if not isinstance(state, FiBAState) or state.min_arity != mu:
+        return None
+    root = state.root
+    node, height, potential = root, 1, 0.0
+    while node.children:
+        node = node.children[-1]
+        height += 1
+        split_cost = 6 * mu - 4 if not node.children else 8 * mu - 4
+        potential += split_cost * max(0, node.arity - mu) / mu
+    return potential, (root.arity, height)
+
+
 class NodeVisitsExceeded(BudgetExceeded):
     """An operation (or a run) visited more nodes than its contract allows (``used`` counts node visits)."""
 
@@ -189,6 +245,14 @@ class FiBABudgetMeter:
     credit_combines: float = 0.0
     credit_touched: float = 0.0
     max_seen: dict[str, int] = field(default_factory=dict)
+    #: the in-order guard's running sums: ⊗ + ΔP of the guarded inserts, and their credit
+    inorder_combines: float = 0.0
+    inorder_allowed: float = 0.0
+    inorder_inserts: int = 0
+
+    #: the debug wrapper passes the snapshots around each operation (``before``/``after``) and whether an insert
+    #: is in order, for the in-order guard
+    reads_states = True
 
     def record(
         self,
@@ -200,8 +264,13 @@ class FiBABudgetMeter:
         m: int = 1,
         d: int = 0,
         m_raw: int | None = None,
+        in_order: bool = False,
+        before: Any = None,
+        after: Any = None,
     ) -> None:
-        """Check one operation that used ``combines`` ⊗ and ``touched`` node visits."""
+        """Check one operation that used ``combines`` ⊗ and ``touched`` node visits. ``in_order``: an insert
+        younger than every entry; ``before``/``after``: the snapshots around the operation (for the in-order
+        guard; without them the guard is skipped)."""
         if op not in OPERATIONS:
             raise ValueError(f"unknown FiBA operation {op!r}")
         n = max(n_before, n_after)
@@ -225,6 +294,8 @@ class FiBABudgetMeter:
         self.max_seen[op] = max(self.max_seen.get(op, 0), combines)
         if op == "query":
             return
+        if op == "insert" and in_order:
+            self._guard_inorder(label, combines, before, after)
         self.combines += combines
         self.touched += touched
         self.credit_combines += amortized_combines(op, self.mu, m, d, m_raw, self.loop)
@@ -246,4 +317,22 @@ class FiBABudgetMeter:
                 self.touched,
                 allowed_t,
                 SOURCE + " (amortized, potential inequality)",
+            )
+
+    def _guard_inorder(self, label: str, combines: int, before: Any, after: Any) -> None:
+        """The in-order regression guard (module docstring): ``Σ (⊗ + ΔP) ≤ (8μ−4)/μ · #inserts`` over the
+        in-order inserts that leave the root's arity and the height alone; no slack."""
+        was, now = inorder_potential(before, self.mu), inorder_potential(after, self.mu)
+        if was is None or now is None or was[1] != now[1]:
+            return
+        self.inorder_inserts += 1
+        self.inorder_combines += combines + now[0] - was[0]
+        self.inorder_allowed += inorder_credit(self.mu)
+        if self.inorder_combines > self.inorder_allowed + 1e-9:
+            raise BudgetExceeded(
+                self.algorithm,
+                f"in-order inserts (⊗ + ΔP after {self.inorder_inserts} of them, the last {label})",
+                math.ceil(self.inorder_combines),
+                self.inorder_allowed,
+                INORDER_SOURCE,
             )

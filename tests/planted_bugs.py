@@ -9,6 +9,7 @@ from typing import Any
 
 from swagkit.reference.daba_lite import DABALite
 from swagkit.reference.fiba import FiBA, Node
+from swagkit.reference.slickdeque import SlickDequeNonInv
 from swagkit.verify.symbolic import _run, _run_fiba
 
 
@@ -67,3 +68,26 @@ class ForgetsFailedCombine(FiBA):
     def _finish(self) -> None:
         self._fault = None
         self._broken = False
+
+
+class PaperAnswerLoop(SlickDequeNonInv):
+    """SlickDeque (Non-Inv) with 001 Algorithm 2's answer loop as printed (the erratum, notes §3.2): the loop
+    stops at a node with ``seq == t − R``, the partial that has just *left* range R, instead of skipping it
+    (``<`` where ``<=`` is right). Only ``query_all`` (the multi-query answer loop, cursor carried across ranges)
+    has it: plain-mode ``query``/``query_range`` are unaffected, so only a machine that drives the multi-query
+    mode can see it."""
+
+    def _query_all(self) -> dict[int, Any]:
+        lower = self.monoid.lower
+        if not self.nodes:
+            e = lower(self._one)
+            return {r: e for r in self.ranges}
+        out: dict[int, Any] = {}
+        it = iter(self.nodes)
+        seq, val = next(it)
+        t = self.inserted - 1
+        for r in self.ranges:
+            while seq < t - r:  # the erratum: the paper's `i.pos < startPos`
+                seq, val = next(it)
+            out[r] = lower(val)
+        return out

@@ -80,7 +80,8 @@ def _values(monoid: str, n: int) -> list[Any]:
 )
 def test_window_shapes(algorithm: str, implementation: str, monoid: str) -> None:
     """000 §7.1 static window and §7.2 fill-and-drain, plus a see-saw, at sizes spanning several chunks."""
-    w = checked(registry.create(algorithm, monoid, implementation, check=False))
+    # by id: a variant card (SlickDeque's multi-query mode) shares its class, whose ``algorithm`` names the base card
+    w = checked(registry.create(algorithm, monoid, implementation, check=False), algorithm=algorithm)
     values = _values(monoid, 400)
     w.insert_many(values[:150])  # static: fill, then rounds of evict, insert, query at n = 150
     for v in values[150:250]:

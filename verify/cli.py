@@ -39,6 +39,7 @@ from swagkit.spec.library import LIBRARY
 
 from . import impl as user_impl
 from . import registry
+from .kinds.fifo.contract import Contract
 from .machine import DEFAULT_MAX_WINDOW
 from .runner import Result, Task, _first_line, run_task
 from .strategies import strategy_for
@@ -127,8 +128,21 @@ def build_parser() -> argparse.ArgumentParser:
     who = rep.add_mutually_exclusive_group()
     who.add_argument("--impl", metavar="MODULE:FACTORY", help="the Python factory to run it against")
     who.add_argument("--exec", dest="exec_cmd", metavar="CMD", help="the protocol program to run it against")
+    from . import explain
+
+    explain.add_arguments(
+        sub.add_parser(
+            "explain",
+            help="print the reference's state after every operation, in the papers' notation",
+            description="Run operations on an algorithm's reference implementation and draw its state after each "
+            "(sublists and pointers, partial aggregates like cd..g, trees, ranges); --svg writes the same pictures.",
+        )
+    )
     lst = sub.add_parser("list", help="list algorithms, monoids and implementations")
     lst.add_argument("--markdown", action="store_true", help="print the README guarantee table")
+    from .corpus import add_subparser as add_corpus_subparser  # swagkit corpus export|run (verify/corpus.py)
+
+    add_corpus_subparser(sub)
     return parser
 
 
@@ -146,6 +160,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return list_command(args, sys.stdout)
         if args.command == "replay":
             return replay_command(args, sys.stdout, sys.stderr)
+        if args.command == "corpus":
+            return int(args.corpus_command(args, sys.stdout, sys.stderr))
+        if args.command == "explain":
+            from . import explain
+
+            return explain.run(args, sys.stdout, sys.stderr)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
@@ -360,7 +380,7 @@ def spark_stage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 4
     summary = spark.summarize(results)
     elapsed = time.perf_counter() - start
-    for failure in summary["failures"]:
+    for failure, failed in zip(summary["failures"], [r for r in results if not r.ok]):
         t = failure["task"]
         print(
             f"\n==================== SPARK DIFF: {t['algorithm']}/{t['monoid']} seed {t['seed']} "
@@ -372,6 +392,9 @@ def spark_stage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             f'print(run_task(DiffTask({t["algorithm"]!r}, {t["monoid"]!r}, {t["seed"]}, {t["steps"]})))"',
             file=out,
         )
+        path = spark.replay_failure(failed)  # the seed re-run on the driver, cut and shrunk
+        if path:
+            print(f"replay: swagkit replay {shlex.quote(path)}", file=out)
     verdict = "FAILED" if summary["failures"] else "OK"
     print(
         f"\n{verdict}: spark differential, {summary['tasks']} runs, {summary['operations']:,} operations and "
@@ -448,6 +471,8 @@ def print_summary(results: Sequence[Result], skipped: dict[str, int], elapsed: f
         print(f"\n{'=' * 20} {r.status}: {r.task.name} {'=' * 20}", file=out)
         print(r.counterexample, file=out)
         print(f"reproduce: {r.reproduce}", file=out)
+        if r.replay:
+            print(f"replay: swagkit replay {shlex.quote(r.replay)}", file=out)
     if failures:
         print(f"\nFAILED: {len(failures)} of {len(results)} tasks failed ({elapsed:.1f}s, seed {seed})", file=out)
     else:
@@ -558,6 +583,13 @@ def _add_impl_options(v: argparse.ArgumentParser) -> None:
     g.add_argument("--no-misuse", action="store_true", help="skip the misuse rules (evict on empty, dead handles)")
     g.add_argument("--no-faults", action="store_true", help="skip the rules where a ⊗ call raises once")
     g.add_argument(
+        "--contract",
+        metavar="SPEC",
+        help="what a fifo window promises, comma-separated: capacity=W (an insert into a full window evicts the "
+        "oldest), static (no evicts), no-evict-before-full (evicts only drain a full window), no-empty-ops (never "
+        "empty once filled, never queried empty), ranges=R1/R2/... (query_range/query_all ranges)",
+    )
+    g.add_argument(
         "--timeout", type=float, default=10.0, metavar="S", help="--exec: seconds a reply may take (default 10)"
     )
 
@@ -575,8 +607,12 @@ def impl_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         "misuse": not args.no_misuse,
         "faults": not args.no_faults,
         "max_window": args.max_window,
+        "contract": args.contract,
     }
     try:
+        options["contract"] = Contract.of(args.contract) if args.contract else None
+        if args.contract and user_impl.resolve_kind(args.kind)[0].name != "fifo":
+            raise ValueError(f"--contract restricts fifo and handles windows, not --kind {args.kind}")
         if args.exec_cmd is not None:
             factory = user_impl.exec_factory(args.exec_cmd, args.kind, args.timeout)
             label, header = args.exec_cmd, {"exec": args.exec_cmd}

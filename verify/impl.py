@@ -14,7 +14,10 @@ against the executable model, on the object itself:
 * an exception the implementation raises on a valid operation is a failure of the implementation,
   :class:`ImplementationError` naming the operation (swagkit's documented errors -- ``EmptyWindowError`` and the
   other :class:`~swagkit.spec.errors.SwagkitError` subclasses -- are the answers to misuse and pass through);
-* the shrunk failing run is written as a replay file (:mod:`swagkit.verify.replay`).
+* the shrunk failing run is written as a replay file (:mod:`swagkit.verify.replay`);
+* ``contract=`` (``--contract``; :class:`~swagkit.verify.kinds.fifo.Contract`) declares what a FIFO window promises
+  -- a fixed capacity whose inserts evict the oldest, no explicit evicts, evicts only draining a full window, no
+  empty window, registered query ranges -- and the machine stays inside it (the replay file's header carries it).
 
 Monoids: a library id, or ``MODULE:OBJ`` for a user's own :class:`~swagkit.spec.monoid.Monoid` (or a callable
 returning one) whose input strategy is ``OBJ.strategy`` (a Hypothesis strategy or a callable returning one) or
@@ -49,6 +52,7 @@ from .faults import InjectedFault
 from .kinds import Kind
 from .kinds import kind as kind_named
 from .kinds.base import Subject, outputs_close
+from .kinds.fifo.contract import Contract
 from .kinds.fifo.machine import make_fifo_machine
 from .kinds.machines import DEFAULT_MAX_WINDOW, KindMachine, run_machine_class
 from .kinds.out_of_order.machine import TIME_FLAVORS, make_ooo_machine
@@ -100,6 +104,7 @@ TRACED = frozenset(
         "insert_many",
         "evict_many",
         "query_range",
+        "query_all",
         "insert_with_handle",
         "insert_many_with_handles",
         "remove",
@@ -233,9 +238,12 @@ def resolve_monoid(
     else:
         obj: Any = spec
         mid = spec if isinstance(spec, str) else getattr(spec, "name", "monoid")
+        conformance = _conformance(spec) if isinstance(spec, str) and spec not in LIBRARY else None
         if isinstance(spec, str) and spec in LIBRARY:
             factory: Callable[[], Monoid[Any, Any, Any]] = LIBRARY[spec].factory
             default_values: Any = strategy_for(spec) if values is None else None
+        elif conformance is not None:  # a protocol monoid that is not a library id (affine_int): replays, corpus
+            factory, default_values = conformance.monoid, conformance.strategy()
         else:
             if isinstance(spec, str):
                 if ":" not in spec:
@@ -249,6 +257,13 @@ def resolve_monoid(
         return choice
     base = choice.factory
     return replace(choice, factory=lambda: _tolerant(base(), tolerance))
+
+
+def _conformance(name: str) -> Any:
+    """The protocol's conformance monoid of that name (:data:`swagkit.verify.process.CONFORMANCE`), or None."""
+    from .process import CONFORMANCE
+
+    return CONFORMANCE.get(name)
 
 
 def _monoid_factory(obj: Any, mid: str) -> Callable[[], Monoid[Any, Any, Any]]:
@@ -352,12 +367,16 @@ def machine_for(
     misuse: bool = True,
     faults: bool = True,
     max_window: int = DEFAULT_MAX_WINDOW,
+    contract: Contract | str | dict[str, Any] | None = None,
 ) -> type[KindMachine]:
     """The Hypothesis state machine class verifying ``factory(monoid)`` as a ``kind`` aggregator: run it with
     ``machine_for(...).TestCase`` (unittest/pytest) or :func:`hypothesis.stateful.run_state_machine_as_test`,
     or subclass it to add rules. ``misuse=False`` skips the misuse rules (an implementation that documents
-    undefined behaviour there), ``faults=False`` the transient-⊗-fault rules."""
+    undefined behaviour there), ``faults=False`` the transient-⊗-fault rules. ``contract`` (a
+    :class:`~swagkit.verify.kinds.fifo.Contract`, its fields as a dict, or a ``--contract`` spec such as
+    ``"capacity=8,no-evict-before-full"``) restricts a FIFO window to what it promises."""
     k, _ = resolve_kind(kind)
+    promise = Contract.of(contract)
     choice = resolve_monoid(monoid, values, tolerance)
     if times not in TIMES:
         raise ValueError(f"times must be one of {', '.join(TIMES)}, got {times!r}")
@@ -369,9 +388,11 @@ def machine_for(
     if k.name == "out_of_order":
         machine = make_ooo_machine(subject, choice.label, max_window, strategy=choice.values, flavors=TIMES[times])
     elif k.name == "fifo":
-        machine = make_fifo_machine(subject, choice.label, max_window, strategy=choice.values)
+        machine = make_fifo_machine(subject, choice.label, max_window, strategy=choice.values, contract=promise)
     else:
         raise ValueError(f"--impl verifies the fifo, handles and ooo kinds, not {k.name}")
+    if promise.restricted and k.name != "fifo":
+        raise ValueError(f"a contract restricts FIFO windows; the {k.name} kind has none")
     machine.monoid_factory = choice.factory
     machine.misuse_rules = misuse
     machine.inject_faults = faults
@@ -460,7 +481,7 @@ def verify_aggregator(
 ) -> Report:
     """Verify ``factory(monoid)`` as a ``kind`` aggregator (``"fifo"``, ``"handles"``, ``"ooo"``) over each
     monoid (default :data:`DEFAULT_MONOIDS`); ``options`` go to :func:`machine_for` (``values``, ``times``,
-    ``checker``, ``budget``, ``tolerance``, ``misuse``, ``faults``, ``max_window``). Returns the
+    ``checker``, ``budget``, ``tolerance``, ``misuse``, ``faults``, ``max_window``, ``contract``). Returns the
     :class:`Report`; raises :class:`VerificationFailed` (an ``AssertionError``) with the shrunk program, the
     failure and the replay file's path when a monoid fails, and
     :class:`~swagkit.verify.kinds.base.NotImplementedOperations` when a required operation is missing."""
@@ -515,6 +536,8 @@ def run_all(
         for key in ("checker", "budget", "tolerance", "values"):
             if options.get(key) is not None and isinstance(options[key], (str, int, float)):
                 head[key] = options[key]
+        if Contract.of(options.get("contract")).restricted:  # replays re-run within the same contract
+            head["contract"] = Contract.of(options.get("contract")).as_dict()
 
         def write(result: MonoidResult, head: dict[str, Any] = head, choice: MonoidChoice = choice) -> str:
             if replay_dir is None:

@@ -265,6 +265,24 @@ class ProcessDriver:
         self._next_id = 0
         self._finalizer: weakref.finalize[Any, Any] | None = None
         self._last_stderr = ""
+        #: the slowest healthy reply so far (seconds), and whether a request has hung yet (see :attr:`deadline`)
+        self.slowest = 0.0
+        self.hung = False
+
+    @property
+    def deadline(self) -> float:
+        """The seconds the next reply may take: ``timeout`` until the first hang; after it, min(timeout, max(0.2 s,
+        50 × the slowest healthy reply)). Shrinking a hang replays the hanging request again and again, and each
+        replay paid the full timeout (66-87 s to shrink BUG_HANG at 10 s, issue 14 §3); the program has shown how
+        fast it answers (its slowest reply includes its start-up, so a JVM keeps seconds), so a reply 50 times
+        slower than any healthy one is a hang too. The 0.2 s floor is far above a scheduler's hiccup on a loaded
+        machine (milliseconds) and makes a shrink of ~100 hanging replays cost ~20 s instead of ~50 s."""
+        if not self.hung:
+            return self.timeout
+        return min(self.timeout, max(0.2, 50 * self.slowest))
+
+    def _shortened(self, allowed: float) -> str:
+        return "" if allowed >= self.timeout else f"; --timeout {self.timeout:g} s shortened after the first hang"
 
     # process life -----------------------------------------------------------------------------------------
 
@@ -364,24 +382,33 @@ class ProcessDriver:
         proc = self._proc
         if proc is None or proc.stdin is None or proc.stdout is None:
             raise _Dead("the process is not running")
-        deadline = time.monotonic() + self.timeout
+        allowed = self.deadline
+        start = time.monotonic()
+        deadline = start + allowed
         try:
             _write_all(proc.stdin.fileno(), (line + "\n").encode(), deadline)
         except (BrokenPipeError, OSError):
             raise self._dead("the process died (its stdin is closed)") from None
         except TimeoutError:
-            raise self._dead(f"the process did not read its input within {self.timeout:g} s") from None
+            self.hung = True
+            raise self._dead(
+                f"the process did not read its input within {allowed:g} s{self._shortened(allowed)}"
+            ) from None
         out = proc.stdout.fileno()
         while b"\n" not in self._buffer:
             left = deadline - time.monotonic()
             ready = select.select([out], [], [], max(left, 0))[0] if left > 0 else []
             if not ready:
-                raise self._dead(f"no reply within {self.timeout:g} s (a hang): the process was killed")
+                self.hung = True
+                raise self._dead(
+                    f"no reply within {allowed:g} s (a hang{self._shortened(allowed)}): the process was killed"
+                )
             chunk = os.read(out, 1 << 16)
             if not chunk:
                 raise self._dead(self._death())
             self._buffer += chunk
         raw, self._buffer = self._buffer.split(b"\n", 1)
+        self.slowest = max(self.slowest, time.monotonic() - start)
         return raw.decode("utf-8", "replace").rstrip("\r")
 
     def _death(self) -> str:

@@ -14,9 +14,10 @@ The file is also a session of the line protocol (docs/protocol.md): the header i
 facts, ``new`` makes instance 1, and every operation names it, so ``CMD < file`` replays it on a program
 without Python (the program ignores ``expect``/``error`` and the header's extra fields).
 
-``"expect"`` is the model's answer (``query``, ``query_range``, ``range_query``, ``oldest``, ``youngest``, the
-count ``bulk_evict`` returns, handles); ``"error"`` says the model refuses the operation (``"empty"``: an empty
-window; ``"bad_input"``: a dead handle, an absent time, an unordered bulk). Operations and their fields:
+``"expect"`` is the model's answer (``query``, ``size``, ``query_range``, ``range_query``, ``oldest``,
+``youngest``, the count ``bulk_evict`` returns, handles); ``"error"`` says the model refuses the operation
+(``"empty"``: an empty window; ``"bad_input"``: a dead handle, an absent time, an unordered bulk). Operations and
+their fields:
 
 * fifo / handles: ``insert`` (``value``), ``evict``, ``query``, ``insert_many`` (``values``), ``evict_many``
   (``count``), ``query_range`` (``range``), ``insert_with_handle`` (``value``), ``insert_many_with_handles``
@@ -27,16 +28,32 @@ window; ``"bad_input"``: a dead handle, an absent time, an unordered bulk). Oper
   ``youngest``.
 
 The header names the implementation (``"impl": "MODULE:FACTORY"`` or ``"exec": "CMD"``) and may carry
-``checker``, ``budget``, ``tolerance`` and ``values`` (the options of the run). :func:`run` replays a file
+``checker``, ``budget``, ``tolerance``, ``values`` and ``contract`` (the options of the run; ``contract``: the
+FIFO window's declared :class:`~swagkit.verify.kinds.fifo.Contract`, its non-default fields such as
+``{"capacity": 8}``, so the model evicts the oldest on an insert into a full window and ``query_all``'s
+``expect`` is ``[[range, answer], ...]`` for the registered ranges, longest first). :func:`run` replays a file
 through the kind's checked wrapper -- the same model, length, invariant and budget checks as the machine --
 and compares every answer with the file's.
+
+Failures over a *registered* algorithm (``swagkit verify``, the test suite's machines, the Spark stage; see
+:mod:`swagkit.verify.recording`) name it by registry ids instead: ``"algorithm": "daba_lite",
+"implementation": "optimized"`` (and ``rerun``: the seeded search that found it), so ``swagkit replay FILE`` runs
+that class with its registry entry's checker and budget. A Spark failure adds ``"against": "reference"``: every
+operation also runs on the reference, whose answers, refusals, ⊗ counts and snapshots must agree. Values with no
+JSON encoding (a Bloom filter answer) are written as ``args_pickle``/``expect_pickle`` (base64 pickle, with a
+``_repr`` to read) and the header says ``"python_only": true``: only ``swagkit replay`` runs such a file. Kinds
+without an operation trace (tree, sketch, time_decayed: their machines build several objects from drawn
+parameters) get ``"python_only": "rerun"``: the file lists the shrunk example's calls for reading, and
+``swagkit replay`` re-runs the same seeded search.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
+import pickle
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
@@ -48,6 +65,7 @@ from swagkit.spec.ooo import TimedWindow
 
 from .jsonvalues import decode, decode_time, encode
 from .kinds.base import same_output
+from .kinds.fifo.contract import UNRESTRICTED, Contract
 
 if TYPE_CHECKING:
     from .impl import MonoidChoice, MonoidResult
@@ -92,8 +110,25 @@ def _model(kind: str, monoid: Monoid[Any, Any, Any]) -> Any:
     return TimedWindow(monoid) if _ooo(kind) else OrderedMultisetWindow(monoid)
 
 
-def _apply(model: Any, monoid: Monoid[Any, Any, Any], name: str, args: tuple[Any, ...]) -> Any:
-    """The model's answer to one call (its exception when it refuses)."""
+def _newest(model: Any, monoid: Monoid[Any, Any, Any], r: int) -> Any:
+    vals = model.values()
+    return monoid.lower(fold(monoid, vals[len(vals) - min(r, len(vals)) :]))
+
+
+def _apply(
+    model: Any, monoid: Monoid[Any, Any, Any], name: str, args: tuple[Any, ...], contract: Contract = UNRESTRICTED
+) -> Any:
+    """The model's answer to one call (its exception when it refuses), within ``contract``."""
+    if name in ("insert", "insert_many") and contract.capacity is not None and not isinstance(model, TimedWindow):
+        for v in args[0] if name == "insert_many" else args:
+            if contract.full(len(model)):
+                model.evict()  # a full window of a fixed capacity: the oldest leaves first
+            model.insert(v)
+        return None
+    if name == "query_all":
+        return [(r, _newest(model, monoid, r)) for r in contract.ranges or ()]
+    if name == "size":  # the protocol's required op: a consumer of the file compares it without Python
+        return len(model)
     if name == "query_range":
         vals = model.values()
         return monoid.lower(fold(monoid, vals[len(vals) - min(args[0], len(vals)) :]))
@@ -117,7 +152,9 @@ def _apply(model: Any, monoid: Monoid[Any, Any, Any], name: str, args: tuple[Any
 def _answers(name: str) -> bool:
     return name in {
         "query",
+        "size",
         "query_range",
+        "query_all",
         "range_query",
         "oldest",
         "youngest",
@@ -129,43 +166,77 @@ def _answers(name: str) -> bool:
     }
 
 
-def lines_for(kind: str, monoid: Monoid[Any, Any, Any], calls: list[Call]) -> list[dict[str, Any]]:
-    """The operation lines of ``calls`` (``(name, args)``), with the model's answers."""
+def _pickled(key: str, value: Any) -> dict[str, Any]:
+    """``value`` for a Python-only line: ``KEY_pickle`` (what ``swagkit replay`` loads; a replay file is trusted
+    input, like the code it tests) and ``KEY_repr`` (for reading)."""
+    return {f"{key}_pickle": base64.b64encode(pickle.dumps(value)).decode("ascii"), f"{key}_repr": repr(value)[:300]}
+
+
+def _unpickled(line: dict[str, Any], key: str) -> Any:
+    return pickle.loads(base64.b64decode(line[f"{key}_pickle"]))
+
+
+def lines_for(
+    kind: str, monoid: Monoid[Any, Any, Any], calls: list[Call], contract: Contract = UNRESTRICTED
+) -> list[dict[str, Any]]:
+    """The operation lines of ``calls`` (``(name, args)``), with the model's answers within ``contract``."""
     model = _model(kind, monoid)
     fields = _OOO_FIELDS if _ooo(kind) else _FIFO_FIELDS
     lines: list[dict[str, Any]] = []
     for name, args in calls:
         line: dict[str, Any] = {"op": name}
-        for key, arg in zip(fields.get(name, ()), args):
-            line[key] = encode(list(arg) if key in ("items", "values", "handles", "events") else arg)
         try:
-            answer = _apply(model, monoid, name, args)
+            for key, arg in zip(fields.get(name, ()), args):
+                line[key] = encode(list(arg) if key in ("items", "values", "handles", "events") else arg)
+        except TypeError:  # a value with no JSON encoding: this line (and so the file) is Python-only
+            line = {"op": name, **_pickled("args", args)}
+        try:
+            answer = _apply(model, monoid, name, args, contract)
         except EmptyWindowError:
             line["error"] = "empty"
         except Exception:
             line["error"] = "bad_input"
         else:
             if _answers(name):
-                line["expect"] = encode(answer)
+                try:
+                    line["expect"] = encode(answer)
+                except TypeError:  # e.g. a Bloom filter: compared in Python (same_output), not by a program
+                    line.update(_pickled("expect", answer))
         lines.append(line)
     return lines
 
 
 def write(directory: str, header: dict[str, Any], result: MonoidResult, choice: MonoidChoice, kind: str) -> str:
     """Write ``result``'s failing trace under ``directory`` (created); the file's path."""
-    failure = next((ln for ln in result.failure.splitlines() if ln.strip()), "")
+    return write_trace(directory, {**header, "failure": result.failure}, result.calls, choice.factory(), kind)
+
+
+def write_trace(
+    directory: str, header: dict[str, Any], calls: list[Call], monoid: Monoid[Any, Any, Any], kind: str
+) -> str:
+    """Write the trace ``calls`` over ``monoid`` under ``directory`` (created); the file's path. ``header``:
+    ``kind``, ``monoid``, the implementation (``impl``/``exec``, or the registry's ``algorithm`` and
+    ``implementation``) and ``failure`` (the failure text; its first line is kept)."""
+    failure = next((ln for ln in str(header.get("failure", "")).splitlines() if ln.strip()), "")
     # The file is a protocol session too (docs/protocol.md): the header is a ``hello`` (programs ignore fields
     # they do not know), then ``new`` and the operations on instance 1, so ``CMD < file`` replays it without Python.
     head = {"op": "hello", "swagkit_replay": VERSION, **header, "failure": failure}
-    new = {"op": "new", "id": REPLAY_ID, "kind": "ooo" if _ooo(kind) else "fifo", "monoid": choice.id}
+    new = {"op": "new", "id": REPLAY_ID, "kind": "ooo" if _ooo(kind) else "fifo", "monoid": header["monoid"]}
     ops = [
         {"op": ln["op"], "id": REPLAY_ID, **{k: v for k, v in ln.items() if k != "op"}}
-        for ln in lines_for(kind, choice.factory(), result.calls)
+        for ln in lines_for(kind, monoid, calls, Contract.of(header.get("contract")))
     ]
-    body = [json.dumps(head), json.dumps(new)] + [json.dumps(ln) for ln in ops]
+    if any("args_pickle" in ln or "expect_pickle" in ln for ln in ops):
+        head["python_only"] = True  # values without a JSON encoding: only swagkit replay can run it
+    return _save(directory, head, [new, *ops])
+
+
+def _save(directory: str, head: dict[str, Any], rows: list[dict[str, Any]]) -> str:
+    body = [json.dumps(head)] + [json.dumps(row) for row in rows]
     text = "\n".join(body) + "\n"
-    who = header.get("impl") or header.get("exec") or "impl"
-    name = "-".join(re.sub(r"\W+", "_", str(part)).strip("_")[:40] for part in (header["kind"], who, choice.id))
+    who = head.get("impl") or head.get("exec") or f"{head.get('algorithm', 'impl')}_{head.get('implementation', '')}"
+    parts = (head["kind"], who, head["monoid"])
+    name = "-".join(re.sub(r"\W+", "_", str(part)).strip("_")[:40] for part in parts)
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, f"{name}-{hashlib.sha1(text.encode()).hexdigest()[:8]}.jsonl")
     with open(path, "w", encoding="utf-8") as f:
@@ -187,6 +258,8 @@ def read(path: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 def decode_call(kind: str, monoid_id: str, line: dict[str, Any]) -> Call:
     """The ``(name, args)`` of one operation line."""
     name = str(line["op"])
+    if "args_pickle" in line:  # a Python-only line (values without a JSON encoding)
+        return name, tuple(_unpickled(line, "args"))
     fields = (_OOO_FIELDS if _ooo(kind) else _FIFO_FIELDS).get(name, ())
     args: list[Any] = []
     for key in fields:
@@ -198,7 +271,7 @@ def decode_call(kind: str, monoid_id: str, line: dict[str, Any]) -> Call:
         elif key == "values":
             args.append([decode(v, monoid_id) for v in raw])
         elif key == "events":
-            args.append([tuple([ev[0], *(decode(ev[1], monoid_id) if ev[0] == "insert" else ev[1:])]) for ev in raw])
+            args.append([(ev[0], decode(ev[1], monoid_id)) if ev[0] == "insert" else tuple(ev) for ev in raw])
         elif key == "handles":
             args.append(list(raw))
         elif key == "value":
@@ -221,16 +294,32 @@ def run(
     from . import impl as impl_mod
 
     header, ops = read(path)
+    say: Callable[[str], None] = (lambda s: print(s, file=out)) if out is not None else (lambda s: None)
+    # a file naming a registered algorithm (swagkit verify, the test suite, the Spark stage) runs on it unless
+    # an implementation is given
+    registered = "algorithm" in header and factory is None and impl is None and exec_cmd is None
+    if registered and header.get("python_only") == "rerun":
+        from .recording import rerun
+
+        return rerun(header, say)
     kind = str(header["kind"])
     choice = impl_mod.resolve_monoid(str(header["monoid"]), header.get("values"), header.get("tolerance"))
     factory = factory or _factory(header, impl, exec_cmd, kind)
     k, _ = impl_mod.resolve_kind(kind)
     monoid = choice.factory()
-    facts = impl_mod.UserFacts("replay", header.get("checker"), header.get("budget"))
-    say: Callable[[str], None] = (lambda s: print(s, file=out)) if out is not None else (lambda s: None)
+    facts: Any = impl_mod.UserFacts("replay", header.get("checker"), header.get("budget"))
+    against: Any = None
+    if registered:
+        from . import registry
+        from .recording import Against
+
+        facts = registry.algorithm(str(header["algorithm"]))
+        against = Against.of(header, monoid)
+    contract = Contract.of(header.get("contract"))
+    within = {"contract": contract} if contract.restricted else {}  # the run's contract (FIFO windows only)
     try:
         obj = impl_mod.Guarded(factory(monoid))
-        swag = k.checked(obj, monoid=monoid, algorithm=facts.id, facts=facts)
+        swag = k.checked(obj, monoid=monoid, algorithm=facts.id, facts=facts, **within)
     except AssertionError as exc:
         say(f"replay: FAIL before the first operation: {exc}")
         return 1
@@ -238,7 +327,7 @@ def run(
         name, args = decode_call(kind, choice.id, line)
         label = f"#{number} {name}({', '.join(map(repr, args))})"
         try:
-            got = getattr(swag, name)(*args)
+            got = len(swag) if name == "size" else getattr(swag, name)(*args)
         except AssertionError as exc:
             say(f"replay: FAIL at {label}:\n{exc}")
             return 1
@@ -246,12 +335,22 @@ def run(
             if "error" not in line:
                 say(f"replay: FAIL at {label}: raised {exc!r}, the model answers {line.get('expect')!r}")
                 return 1
-            continue
-        if "error" in line:
-            say(f"replay: FAIL at {label}: returned {got!r}, the model refuses it ({line['error']})")
-            return 1
-        if "expect" in line and not _agrees(monoid, choice.id, got, line["expect"]):
-            say(f"replay: FAIL at {label}: returned {got!r}, the file expects {line['expect']!r}")
+            got = exc
+        else:
+            if "error" in line:
+                say(f"replay: FAIL at {label}: returned {got!r}, the model refuses it ({line['error']})")
+                return 1
+            if name == "query_all" and isinstance(got, dict):  # the file's [[range, answer], ...], longest first
+                got = tuple((r, got[r]) for r in sorted(got, reverse=True))
+            if "expect" in line and not _agrees(monoid, choice.id, got, line["expect"]):
+                say(f"replay: FAIL at {label}: returned {got!r}, the file expects {line['expect']!r}")
+                return 1
+            if "expect_pickle" in line and not same_output(monoid, got, _unpickled(line, "expect")):
+                say(f"replay: FAIL at {label}: returned {got!r}, the file expects {line['expect_repr']}")
+                return 1
+        problem = against.step(name, args, got, obj) if against is not None else ""
+        if problem:
+            say(f"replay: FAIL at {label}: {problem}")
             return 1
     say(f"replay: PASS, {len(ops)} operations agree with the model ({path})")
     return 0
@@ -275,4 +374,8 @@ def _factory(header: dict[str, Any], impl: str | None, exec_cmd: str | None, kin
         return impl_mod.load(impl)  # type: ignore[no-any-return]
     if exec_cmd is not None:
         return impl_mod.exec_factory(exec_cmd, kind)
+    if "algorithm" in header:  # a registered algorithm: its class in the named implementation, as registered
+        from . import registry
+
+        return registry.subject(str(header["algorithm"]), str(header.get("implementation", "reference"))).new
     raise ValueError("the replay file names no implementation: pass --impl MODULE:FACTORY or --exec CMD")

@@ -55,6 +55,8 @@ class Result:
     counterexample: str = ""
     reproduce: str = ""
     details: dict[str, Any] = field(default_factory=dict)
+    #: the replay file of a failed machine run (``swagkit replay FILE`` re-runs it; "": none)
+    replay: str = ""
 
     @property
     def failed(self) -> bool:
@@ -126,6 +128,7 @@ def run_task(task: Task) -> Result:
             note=_first_line(describe_exception(exc)),
             counterexample=text,
             reproduce=reproduce_command(task),
+            replay=str(getattr(exc, "swagkit_replay", "")),
         )
     return Result(
         task,

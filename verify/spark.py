@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
@@ -43,6 +44,7 @@ __all__ = [
     "SparkJobError",
     "TASK_RETRIES",
     "MODEL_EVERY",
+    "replay_failure",
 ]
 
 #: how often the embedded local session retries a failed task (``local[N,F]`` allows F failures per task)
@@ -177,3 +179,82 @@ def summarize(results: list[DiffResult]) -> dict[str, Any]:
         "compiled": all(r.compiled for r in results) if results else False,
         "soft": sorted(soft.items()),
     }
+
+
+def replay_failure(result: DiffResult, directory: str | None = None, seconds: float = 20.0) -> str:
+    """Bring a failed Spark run back as a replay file (issue 14 §3); its path ("": the kind has no operation
+    trace, or the run passes when replayed locally). The driver re-runs the task's seed locally under the kind's
+    own runner with both implementations recorded, cuts the optimized implementation's trace at the first
+    operation where it fails -- under the kind's checked wrapper (model, invariants, budgets) or against the
+    reference (answers, refusals, ⊗ counts, snapshots) -- and drops operations while it still fails (delta
+    debugging, for at most ``seconds``). ``swagkit replay FILE`` runs it the same way (header ``against``)."""
+    from . import impl, replay
+    from .recording import PROTOCOL_KINDS, Recorder, registered_header, replay_dir, trace_kind, traced
+
+    task = result.task
+    info = registry.algorithm(task.algorithm)
+    runner = info.kind.diff_runner
+    if runner is None or info.kind.name not in PROTOCOL_KINDS:
+        return ""
+    reference, optimized = (registry.subject(task.algorithm, impl_id) for impl_id in ("reference", "optimized"))
+    seen = Recorder()
+    if runner(task, reference, seen.subject(optimized)).ok or len(seen.instances) != 1:
+        return ""
+    monoid = LIBRARY[task.monoid].factory()
+    trial = _Trial(info, reference, optimized, monoid)
+    calls = traced(seen.instances[0], impl.TRACED)
+    first = trial.first_failure(calls)
+    if first is None:
+        return ""
+    calls = _minimized(calls[: first + 1], trial.fails, time.monotonic() + seconds)
+    header = registered_header(optimized, task.monoid, f"spark seed {task.seed}: {result.detail}")
+    kind = trace_kind(info.kind.name, calls)
+    header.update(kind=kind, against="reference", spark={"seed": task.seed, "steps": task.steps})
+    return replay.write_trace(directory or replay_dir(), header, calls, monoid, kind)
+
+
+class _Trial:
+    """Runs a trace as ``swagkit replay`` does: the optimized implementation in its kind's checked wrapper, the
+    reference beside it (:class:`~swagkit.verify.recording.Against`)."""
+
+    def __init__(self, info: registry.AlgorithmInfo, reference: Any, optimized: Any, monoid: Any) -> None:
+        self.info, self.reference, self.optimized, self.monoid = info, reference, optimized, monoid
+
+    def first_failure(self, calls: list[tuple[str, tuple[Any, ...]]]) -> int | None:
+        """The index of the first call that fails (``None``: the trace passes)."""
+        from .recording import Against
+
+        raw = self.optimized.new(self.monoid)
+        against = Against(self.reference.new(self.monoid), self.monoid)
+        swag = self.info.kind.checked(raw, monoid=self.monoid, algorithm=self.info.id, facts=self.info)
+        for index, (name, args) in enumerate(calls):
+            try:
+                got: Any = getattr(swag, name)(*args)
+            except AssertionError:
+                return index
+            except Exception as exc:  # a refusal (or a crash): compared with the reference's outcome
+                got = exc
+            if against.step(name, args, got, raw):
+                return index
+        return None
+
+    def fails(self, calls: list[tuple[str, tuple[Any, ...]]]) -> bool:
+        return self.first_failure(calls) is not None
+
+
+def _minimized(calls: list[Any], fails: Callable[[list[Any]], bool], deadline: float) -> list[Any]:
+    """Delta debugging (ddmin's complement step): drop chunks of ``calls``, halving the chunk size, while the
+    rest still fails, until single calls cannot be dropped or ``deadline`` (``time.monotonic()``) passes."""
+    size = max(1, len(calls) // 2)
+    while time.monotonic() < deadline:
+        start, dropped = 0, False
+        while start < len(calls) and time.monotonic() < deadline:
+            rest = calls[:start] + calls[start + size :]
+            if rest and fails(rest):
+                calls, dropped = rest, True
+            else:
+                start += size
+        if size == 1 and not dropped:
+            break
+        size = max(1, size // 2) if not dropped else size
+    return calls

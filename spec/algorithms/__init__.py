@@ -40,8 +40,8 @@ CARD_MODULES: tuple[str, ...] = (
     "reactive",
     "flatfat",
     "subtract_on_evict",
-    "slickdeque_inv",
-    "slickdeque_noninv",
+    "slickdeque_inv",  # with its multi-query variant slickdeque_inv_ranges
+    "slickdeque_noninv",  # with slickdeque_noninv_ranges
     "flatfit",
     "fiba",  # with its variants fiba_mu2 and fiba_mu8
     "fiba_loop",

@@ -163,7 +163,9 @@ class AlgorithmCard(MonoidRequirements):
     operations): its state machine runs ``1/verify_share`` of the examples (at least 3) and the differential
     stage leaves it out unless asked for it. ``stress_params`` are further constructor settings the differential
     runs cycle through by seed (besides ``params``): small ones whose provable budgets are tight enough that the
-    structure's compaction runs within one run (paper 004's ladders discarding on several levels).
+    structure's compaction runs within one run (paper 004's ladders discarding on several levels). ``contract``
+    restricts the window the FIFO kind drives (fields of :class:`swagkit.verify.kinds.fifo.Contract`, e.g.
+    ``{"capacity": 8, "ranges": (8, 5, 2, 1)}`` for SlickDeque's multi-query mode, 001 §4); empty: unrestricted.
     """
 
     id: str
@@ -186,6 +188,7 @@ class AlgorithmCard(MonoidRequirements):
     meter: Callable[..., Any] | None = None
     verify_share: int = 1
     stress_params: tuple[Mapping[str, Any], ...] = ()
+    contract: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.check_requirements()

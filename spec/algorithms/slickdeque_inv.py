@@ -46,3 +46,42 @@ CARD = AlgorithmCard(
         query="0", insert="1", evict="1", amortized="O(1) (insert 1, evict 1)", worst_case="O(1)", space="n+1"
     ),
 )
+
+#: the ranges of the multi-query variant (001 §4): several answered per partial, one of them the capacity W = 8
+RANGES = (1, 2, 5, 8)
+
+# Multi-query mode (Algorithm 1 lines 16–35): an insert updates every range with 2 ⊗ (identity padding, the
+# eviction of a full window included), an evict ≤ 1 ⊗ per range covering the oldest partial, queries 0; the ring
+# holds W slots plus one running aggregate per range.
+RANGES_BUDGET = Budget(
+    "slickdeque_inv_ranges",
+    f"001 §4 (Inv, multi-query: 2 ⊗ per range and partial, ranges {RANGES})",
+    query=lambda n: 0,
+    insert=lambda n: 2 * len(RANGES),
+    evict=lambda n: len(RANGES),
+    avg_insert=2.0 * len(RANGES),
+    avg_evict=float(len(RANGES)),
+    slack=lambda n: 0.0,
+    space=lambda n: max(RANGES) + len(RANGES),
+)
+
+#: the paper's multi-query mode: a window of capacity W = max(ranges) answering every registered range
+VARIANTS = (
+    CARD.variant(
+        "slickdeque_inv_ranges",
+        f"SlickDeque (Inv, ranges {'/'.join(map(str, RANGES))})",
+        params={"ranges": RANGES},
+        contract={"capacity": max(RANGES), "ranges": RANGES},
+        checker_id="slickdeque_inv_ranges",  # the same checker (it reads the ranges off the snapshot)
+        budget=RANGES_BUDGET,
+        budget_id="slickdeque_inv_ranges",
+        guarantees=Guarantees(
+            query="0",
+            insert="2 per range",
+            evict="≤ 1 per range",
+            amortized="O(#ranges)",
+            worst_case="O(#ranges)",
+            space="W + #ranges",
+        ),
+    ),
+)

@@ -46,3 +46,20 @@ CARD = AlgorithmCard(
         query="0", insert="n", evict="0", amortized="O(1) (insert < 2)", worst_case="O(n)", space="1…n"
     ),
 )
+
+#: the ranges of the multi-query variant (001 §4): several answered per partial, one of them the capacity W = 8
+RANGES = (1, 2, 5, 8)
+
+#: the paper's multi-query mode: a window of capacity W = max(ranges) answering every registered range by the
+#: corrected answer loop (notes §3.2); the plain budget holds (the head's eviction of a full window costs no ⊗)
+VARIANTS = (
+    CARD.variant(
+        "slickdeque_noninv_ranges",
+        f"SlickDeque (Non-Inv, ranges {'/'.join(map(str, RANGES))})",
+        params={"ranges": RANGES},
+        contract={"capacity": max(RANGES), "ranges": RANGES},
+        guarantees=Guarantees(
+            query="0", insert="≤ W", evict="0", amortized="O(1) (insert < 2)", worst_case="O(W)", space="1…W"
+        ),
+    ),
+)

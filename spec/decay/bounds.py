@@ -22,6 +22,17 @@ Window ranges / quantiles / heavy hitters (§3.2-3.3, defer merge), caps ``γ_j 
 ε/2: additive error ``ε·D_w`` needs ``α >= (16/ε + 7)·T + 1`` (the paper's ``3T/ε`` does not follow from its own
 argument, notes §4.2).
 
+Space at the moment it matters (:func:`space_findings`, checked by the debug wrappers after every operation):
+``4b/ε + 1`` does not depend on N, and a universe of b bits has only ``2^(b+1) − 1`` ranges, so at small b or ε
+the bound exceeds every possible digest and a q-digest that never compresses passes it. The same counting with
+the data's own N is tighter and as safe: integer family sums ``>= γ`` are ``>= ⌈γ⌉``, so after compress at
+most ``⌊4N/⌈γ⌉⌋ + 1`` ranges are stored (:func:`qdigest_compressed_size_bound`; ``<= 4b/ε + 1`` always, 4N + 1
+while γ <= 1: a digest whose compress keeps more ranges has lost a compression). Between compressions a
+structure may hold at most one range per insert more, and it must compress at least every ``⌊4b/ε + 1⌋``
+inserts (a q-digest) or ``α`` updates (the §3.1/§3.2 ladders, whose levels are truncated to α ranges): notes
+§2.4 and §3 "run it every O(log M/ε) inserts … while keeping the space bound", with swagkit's period as the
+constant -- a structure that compresses more rarely breaks the space claim between compressions.
+
 Value division (§4.2, Theorem 4): additive error ``(θ + β + θβ)·D`` (the paper's ``θ + β`` drops the product
 term, notes §5.2); at most ``2⌈ln(1/g(A)) / ln(1+θ)⌉ + 1`` summaries after maintenance (A: oldest age).
 """
@@ -31,8 +42,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from . import Decay
+from .snapshots import QDigestState, WindowCountState, WindowQuantilesState
 
 __all__ = [
     "Contract",
@@ -41,6 +54,8 @@ __all__ = [
     "qdigest_merge_limit",
     "qdigest_rank_error",
     "qdigest_size_bound",
+    "qdigest_compressed_size_bound",
+    "space_findings",
     "window_count_alpha_min",
     "window_quantiles_alpha_min",
     "window_level_need",
@@ -71,6 +86,42 @@ def qdigest_rank_error(eps: float, total: int) -> Fraction:
 def qdigest_size_bound(universe_bits: int, eps: float) -> int:
     """``⌊4b/ε + 1⌋``: stored ranges after compress (notes §2.4: 4k + 1 is safe, the paper's 3k is not proved)."""
     return math.floor(4 * universe_bits / Fraction(eps) + 1)
+
+
+def qdigest_compressed_size_bound(universe_bits: int, eps: float, total: int) -> int:
+    """``min(⌊4N/⌈γ⌉⌋ + 1, ⌊4b/ε + 1⌋)``: stored ranges after compress of a digest summarizing N (module
+    docstring: after compress every family with a stored child sums to ``>= ⌈γ⌉``, a count lies in at most 2
+    families, a family has at most 2 stored children, plus the root)."""
+    if total <= 0:
+        return 0
+    limit = qdigest_merge_limit(universe_bits, eps, total)
+    return min(4 * total // limit + 1, qdigest_size_bound(universe_bits, eps))
+
+
+def space_findings(state: Any) -> list[tuple[str, str]]:
+    """The space contracts a snapshot of a paper-004 structure breaks, as ``(what, detail)`` pairs (empty: none):
+    a compressed q-digest (alone, or a value digest of the §3.2 ladder) above
+    :func:`qdigest_compressed_size_bound`, and a structure whose inserts since its last compression (``pending``)
+    reached its compression bound (``⌊4b/ε + 1⌋`` for a q-digest, ``α`` for a ladder). Other snapshots: none."""
+    found: list[tuple[str, str]] = []
+    if isinstance(state, QDigestState):
+        period = qdigest_size_bound(state.universe_bits, state.eps)
+        if state.pending >= period:
+            found.append(("compress period", f"{state.pending} inserts since compress, it must run every {period}"))
+        bound = qdigest_compressed_size_bound(state.universe_bits, state.eps, state.total)
+        if state.compressed and len(state.nodes) > bound:
+            found.append(
+                ("size after compress", f"{len(state.nodes)} ranges > ⌊4N/⌈γ⌉⌋ + 1 = {bound} (N = {state.total})")
+            )
+    elif isinstance(state, (WindowCountState, WindowQuantilesState)):
+        if state.pending >= state.alpha:
+            found.append(("compress period", f"{state.pending} updates since SWCOMPRESS, it must run every α"))
+        if isinstance(state, WindowQuantilesState):
+            for level in state.levels:
+                for node in level.nodes:
+                    inner = space_findings(node.digest)
+                    found += [(w, f"level {level.level}, value digest of range {node.node}: {d}") for w, d in inner]
+    return found
 
 
 def window_count_alpha_min(time_bits: int, eps: float) -> int:

@@ -7,7 +7,8 @@ one :class:`~.base.Subject` (:func:`bind`); :func:`run_machine_class` runs it un
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
@@ -61,10 +62,14 @@ class KindMachine(RuleBasedStateMachine):
     misuse_rules: ClassVar[bool] = True
     #: the ``combine_raises`` rules run (a transient ⊗ fault must leave the structure as it was)
     inject_faults: ClassVar[bool] = True
+    #: records each example's calls while a run may need a replay file (:func:`swagkit.verify.recording.recorded`)
+    replay_recorder: ClassVar[Any] = None
 
     def __init__(self) -> None:
         super().__init__()
         type(self).stats.examples += 1
+        if self.replay_recorder is not None:
+            self.replay_recorder.start()  # a new example: the last one recorded is the shrunk failing one
         self.faults: FaultInjector | None = None
 
     def _monoids(self) -> tuple[Monoid[Any, Any, Any], Monoid[Any, Any, Any]]:
@@ -158,6 +163,9 @@ def machine_settings(
         deadline=None,
         print_blob=print_blob,
         phases=[p for p in Phase if p is not Phase.explain],  # its "lines run only by failing cases" is noise
+        # one failure, shrunk once: each further distinct failure would cost a whole shrink of its own (issue 14
+        # §3 -- three failures of one planted bug took three times as long to report)
+        report_multiple_bugs=False,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
         **extra,
     )
@@ -168,4 +176,38 @@ def run_machine_class(machine: type[RuleBasedStateMachine], max_examples: int, s
     (Hypothesis' ``@seed``, which marks the class itself), without it the active profile decides."""
     if seed is not None:
         hypothesis.seed(seed)(machine)
-    run_state_machine_as_test(machine, settings=machine_settings(max_examples, steps))
+    from ..recording import recorded  # a failure over a registered algorithm writes a replay file (issue 14 §3)
+
+    with recorded(machine, {"examples": max_examples, "steps": steps, "seed": seed}), _no_local_constants():
+        run_state_machine_as_test(machine, settings=machine_settings(max_examples, steps))
+
+
+@contextmanager
+def _no_local_constants() -> Iterator[None]:
+    """Draw without the literals Hypothesis collects from the source of every "local" module imported so far.
+
+    Hypothesis (≥ 6.131) now and then draws a constant found in the source of the modules loaded from outside
+    site-packages -- swagkit itself in an editable install, the user's code -- so the same seed explored other
+    examples, and shrank to another counterexample, depending on which modules the process happened to have
+    imported (importing ``swagkit.verify.cli`` turned a 2-operation counterexample into 16). A seed must mean one
+    run, and a replay's re-run must find the same example: the pool is emptied for the run and restored after.
+    A Hypothesis without the pool (older, or renamed) is left alone."""
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # pragma: no cover - Hypothesis moved its internals
+        yield
+        return
+    get = getattr(providers, "_get_local_constants", None)
+    cache = getattr(providers, "CONSTANTS_CACHE", None)
+    make = getattr(providers, "Constants", None)
+    if get is None or make is None or not hasattr(cache, "cache"):  # pragma: no cover - another Hypothesis
+        yield
+        return
+    empty = make()
+    providers._get_local_constants = lambda: empty
+    cache.cache.clear()  # type: ignore[union-attr]  # permitted constants computed with the local pool
+    try:
+        yield
+    finally:
+        providers._get_local_constants = get
+        cache.cache.clear()  # type: ignore[union-attr]

@@ -45,6 +45,7 @@ from swagkit.spec.checkers.window_quantiles import (
     rank_from,
 )
 from swagkit.spec.decay import Decay
+from swagkit.spec.decay.bounds import space_findings
 from swagkit.spec.decay.input import check_phi, check_rank_point, check_total, check_value, check_weight
 from swagkit.spec.decay.oracle import ExactStream, RankProfile, heavy_hitters_violation, quantile_violation
 from swagkit.spec.decay.snapshots import QDigestState, node_range
@@ -88,6 +89,19 @@ class _Checked(CheckedBase):
     def snapshot(self) -> Any:
         return self.inner.snapshot()
 
+    def _check_space(self, state: Any) -> None:
+        """The space contracts of :func:`~swagkit.spec.decay.bounds.space_findings` (the size a compress must
+        reach, with the data's N; how often it must run): a lost or too rare compression."""
+        for what, detail in space_findings(state):
+            raise InvariantViolation(
+                self._name(),
+                what,
+                "004 space: ≤ ⌊4N/⌈γ⌉⌋ + 1 ranges after compress, compress every ⌊4b/ε + 1⌋ "
+                "inserts (α updates for a ladder) (swagkit.spec.decay.bounds)",
+                detail,
+                state,
+            )
+
 
 class CheckedQDigest(_Checked):
     """A q-digest checked after every operation against the multiset of inserted values."""
@@ -113,8 +127,10 @@ class CheckedQDigest(_Checked):
     def _verify(self, op: str) -> None:
         if self.checker is None:
             return
+        state = self.inner.snapshot()
         try:
-            self.checker(self.inner.snapshot(), self._profile(), structure=self._name(), report=self.report)
+            self.checker(state, self._profile(), structure=self._name(), report=self.report)
+            self._check_space(state)
         except InvariantViolation as err:
             raise self._invariant_at(err, op) from None
 
@@ -250,6 +266,7 @@ class CheckedWindowStructure(_Checked):
                 self._decays,
                 getattr(self.inner, "decay", None),
             )
+            self._check_space(state)
         except InvariantViolation as err:
             raise self._invariant_at(err, op) from None
         if state.now != self.oracle.now or state.total != self.oracle.total():

@@ -5,6 +5,7 @@ A FIFO SWAG inserts at the young end, evicts at the old end and answers the aggr
 002 §2.2) also remove any live element by the handle its insertion returned, against
 :class:`~swagkit.spec.nonfifo.OrderedMultisetWindow`; they are verified as this kind with the extra operations.
 
+* :mod:`.contract` -- :class:`~.contract.Contract`, what a window promises (a fixed capacity, no evicts ...);
 * :mod:`.debug` -- :class:`~.debug.CheckedAggregator` / :class:`~.debug.CheckedNonFifoAggregator`;
 * :mod:`.machine` -- the Hypothesis state machine;
 * :mod:`.spark` -- the differential run.
@@ -16,11 +17,12 @@ from swagkit.spec.adt import FifoSwag
 from swagkit.spec.nonfifo import OrderedMultisetWindow
 
 from ..base import Kind, Operation
+from .contract import Contract
 from .debug import CheckedAggregator, CheckedNonFifoAggregator, checked_fifo
 from .machine import make_fifo_machine
 from .spark import run_fifo_task
 
-__all__ = ["KIND", "CheckedAggregator", "CheckedNonFifoAggregator", "checked_fifo"]
+__all__ = ["KIND", "Contract", "CheckedAggregator", "CheckedNonFifoAggregator", "checked_fifo"]
 
 _HANDLES = "handles"
 
@@ -42,6 +44,9 @@ KIND = Kind(
             "salvage", False, "salvage(): the contents after a refused operation (refuse guarantee)", model=False
         ),
         Operation("repair", False, "repair(): rebuild after a refused operation (refuse guarantee)", model=False),
+        Operation(
+            "query_all", False, "query_all(): {r: query_range(r)} for every registered range (001 §4)", model=False
+        ),
         Operation(
             "insert_with_handle", False, "insert_with_handle(value): insert, return the element's handle", _HANDLES
         ),

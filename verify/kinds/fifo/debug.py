@@ -27,6 +27,11 @@ checkers recompute the window's partial aggregates).
 
 The wrapper must know the window's contents: it accepts an empty aggregator, or a non-empty one together with
 ``seed``, the input values it holds (oldest first) -- they are checked against the aggregator at once.
+
+``contract`` (:class:`~.contract.Contract`) is what the aggregator promises: with a ``capacity`` the model evicts
+the oldest element before an insert into a full window, as the aggregator must; with ``ranges``, ``query_all()``
+must answer exactly the registered ranges. The wrapper also tells the machine which operations the contract
+allows now (:meth:`CheckedAggregator.evictable`, :meth:`CheckedAggregator.queryable`).
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ from swagkit.spec.monoid import Monoid, fold
 from swagkit.spec.nonfifo import Handle, InvalidHandleError, OrderedMultisetWindow
 
 from ..base import AlgorithmFacts, RefuseGuarantee, checked_ids, monoid_of, same_output
+from .contract import Contract
 
 __all__ = ["CheckedAggregator", "CheckedNonFifoAggregator", "checked_fifo", "record_bulk", "record_batch"]
 
@@ -109,11 +115,16 @@ class CheckedAggregator(RefuseGuarantee):
         seed: Iterable[Any] | None = None,
         history: int = 8,
         facts: AlgorithmFacts | None = None,
+        contract: Contract | None = None,
     ) -> None:
         super().__init__(aggregator, algorithm, history)
         m = monoid_of(aggregator, monoid)
         self.monoid: Monoid[Any, Any, Any] = m
-        checker_id, budget_id, _ = checked_ids(self.algorithm, facts)
+        checker_id, budget_id, card = checked_ids(self.algorithm, facts)
+        #: what the aggregator promises: the given contract, else its card's (default: unrestricted)
+        self.contract: Contract = contract if contract is not None else Contract.of(getattr(card, "contract", None))
+        #: the last operation that changed the window was an evict (a drain may go on: Contract.evictable)
+        self._draining = False
         self._has_snapshot = callable(getattr(aggregator, "snapshot", None))
         self._checker: CheckerFn | None = checker if checker is not None else CHECKERS.get(checker_id or "")
         if not self._has_snapshot:
@@ -124,6 +135,8 @@ class CheckedAggregator(RefuseGuarantee):
         self._space = self._meter is not None and self._has_snapshot and self._knows_space()
         self.model: FifoSwag[Any, Any, Any] | OrderedMultisetWindow[Any, Any, Any] = self._new_model(m)
         values = list(seed) if seed is not None else []
+        if self.contract.capacity is not None and len(values) > self.contract.capacity:
+            raise ValueError(f"checked(): seed holds {len(values)} values, the capacity is {self.contract.capacity}")
         if len(aggregator) != len(values):
             raise ValueError(
                 f"checked() needs an empty aggregator or seed= with its contents: it holds {len(aggregator)} "
@@ -160,6 +173,24 @@ class CheckedAggregator(RefuseGuarantee):
 
     # ----------------------------------------------------------------------------------------------------------
     # bookkeeping
+
+    def evictable(self) -> int:
+        """How many evicts in a row the contract allows now."""
+        return self.contract.evictable(len(self.model), self._draining)
+
+    def queryable(self) -> bool:
+        """Whether the contract allows a query now."""
+        return self.contract.queryable(len(self.model))
+
+    def _model_insert(self, values: Sequence[Any]) -> None:
+        """Insert into the model as the contract says: into a full window of a fixed capacity, the oldest element
+        leaves first."""
+        for v in values:
+            if self.contract.full(len(self.model)):
+                self.model.evict()
+            self.model.insert(v)
+        if values:
+            self._draining = False
 
     def _count(self) -> int:
         count = getattr(self.inner, "combine_count", 0)
@@ -236,10 +267,10 @@ class CheckedAggregator(RefuseGuarantee):
         """``inner.insert(value)``, then the model; a raising insert must leave the aggregator unchanged."""
         op = self._begin("insert", value)
         n, c0 = len(self.model), self._count()
-        self._guarded(op, lambda: self.inner.insert(value), lambda: self.model.insert(value))
+        self._guarded(op, lambda: self.inner.insert(value), lambda: self._model_insert([value]))
         used = self._count() - c0
         try:
-            self.model.insert(value)
+            self._model_insert([value])
         except Exception as exc:
             raise self._mismatch(op, f"the aggregator accepted a value the monoid's lift rejects ({exc!r})") from exc
         self._verify_state(op)
@@ -265,6 +296,7 @@ class CheckedAggregator(RefuseGuarantee):
             raise self._mismatch(op, "evict() on an empty window returned instead of raising EmptyWindowError")
         used = self._count() - c0
         self.model.evict()
+        self._draining = True
         self._verify_state(op)
         self._record(op, "evict", n, used)
 
@@ -298,13 +330,17 @@ class CheckedAggregator(RefuseGuarantee):
             # a prefix may have been taken (each insertion is all-or-nothing); the budget of a failed bulk call
             # is not judged (its last ⊗ raised part-way)
             taken = len(self.inner) - n
+            if self.contract.full(len(self.inner)):
+                # a full window of a fixed capacity keeps its size, so len() cannot tell how many values were
+                # taken: not judged (the machines never let a faulted bulk insert reach the capacity)
+                raise
             if 0 < taken <= len(vals):
                 self.model.insert_many(vals[:taken])
                 self._credit("insert", taken)
             self._after_failure(op, exc)
             raise
         used = self._count() - c0
-        self.model.insert_many(vals)
+        self._model_insert(vals)
         self._verify_state(op)
         self._record(op, "insert", n, used, count=len(vals))
 
@@ -339,6 +375,7 @@ class CheckedAggregator(RefuseGuarantee):
             raise self._mismatch(op, f"evict_many({count}) on a window of {n} did not raise {expected.__name__}")
         used = self._count() - c0
         self.model.evict_many(count)
+        self._draining = self._draining or count > 0
         self._verify_state(op)
         self._record(op, "evict", n, used, count=count)
 
@@ -357,10 +394,34 @@ class CheckedAggregator(RefuseGuarantee):
         self._record(op, "query", n, used)
         return got
 
+    def _query_all(self) -> dict[int, Any]:
+        """``inner.query_all()`` (SlickDeque's multi-query mode, 001 §4): ``{r: answer}`` for every registered
+        range -- exactly the contract's ``ranges`` when it names them -- each the model's fold of the newest
+        ``min(r, n)`` elements; billed like a query."""
+        op = self._begin("query_all")
+        n, c0 = len(self.model), self._count()
+        got = self._guarded(op, self.inner.query_all)
+        used = self._count() - c0
+        ranges = self.contract.ranges
+        if not isinstance(got, dict) or (ranges is not None and set(got) != set(ranges)):
+            raise self._mismatch(op, f"query_all() returned {self.labels.repr(got)}, not one answer per range {ranges}")
+        values = self.model.values()
+        for r, answer in got.items():
+            want = self.monoid.lower(fold(self.monoid, values[len(values) - min(r, n) :]))
+            if not self._same(answer, want):
+                raise self._mismatch(
+                    op, f"query_all() answers {answer!r} for range {r}, the model's answer is {want!r} (n={n})"
+                )
+        self._verify_state(op)
+        self._record(op, "query", n, used)
+        return got
+
     def __getattr__(self, name: str) -> Any:
         attr = super().__getattr__(name)
         if name == "query_range" and callable(attr):  # checked only where the aggregator offers it
             return self._query_range
+        if name == "query_all" and callable(attr):
+            return self._query_all
         return attr
 
 
@@ -435,6 +496,7 @@ class CheckedNonFifoAggregator(CheckedAggregator):
         used = self._count() - c0
         self.model.remove(handle)
         self._verify_state(op)
+        self._verify_handles(op)
         self._record(op, "evict", n, used)
 
     def remove_many(self, handles: Iterable[Handle]) -> None:
@@ -460,6 +522,7 @@ class CheckedNonFifoAggregator(CheckedAggregator):
         for h in hs:
             self.model.remove(h)
         self._verify_state(op)
+        self._verify_handles(op)
         self._record(op, "evict", n, used, count=len(hs))
 
     def batch(self, events: Iterable[tuple[Any, ...]]) -> list[Handle | None]:
@@ -490,6 +553,7 @@ class CheckedNonFifoAggregator(CheckedAggregator):
                 op, f"batch returned {self.labels.repr(out)}, the model's results are {self.labels.repr(want)}"
             )
         self._verify_state(op)
+        self._verify_handles(op)
         if self._meter is not None:
             try:
                 record_batch(self._meter, n, self._kinds(evs), used)
@@ -508,6 +572,17 @@ class CheckedNonFifoAggregator(CheckedAggregator):
         return got
 
     # helpers --------------------------------------------------------------------------------------------------
+
+    def _verify_handles(self, op: str) -> None:
+        """After a non-FIFO removal the live handles must be the model's: with equal values (every element "a")
+        the aggregate cannot tell which element went, the handles can, and the failure names the removal."""
+        if not callable(getattr(self.inner, "handles", None)):
+            return
+        got = list(self.inner.handles())
+        if got != self.model.handles():
+            raise self._mismatch(
+                op, f"handles() = {self.labels.repr(got)}, the model's {self.labels.repr(self.model.handles())}"
+            )
 
     def _apply(self, ev: tuple[Any, ...]) -> Handle | None:
         kind = ev[0] if isinstance(ev, tuple) and ev else None
@@ -544,10 +619,12 @@ def checked_fifo(
     checker: CheckerFn | None = None,
     budget: Budget | None = None,
     seed: Iterable[Any] | None = None,
+    contract: Contract | None = None,
 ) -> CheckedAggregator:
     """The FIFO kind's debug wrapper: :class:`CheckedNonFifoAggregator` for an algorithm of the ``handles`` ADT
     (or, when the card is unknown, an object offering the handle operations), else :class:`CheckedAggregator`.
-    An already checked aggregator is returned as is."""
+    An already checked aggregator is returned as is. ``contract``: what the aggregator promises (default: its
+    card's, else unrestricted; see :mod:`.contract`)."""
     if isinstance(aggregator, CheckedAggregator):
         return aggregator
     card = facts.card if facts is not None else None
@@ -557,7 +634,14 @@ def checked_fifo(
         else all(callable(getattr(aggregator, name, None)) for name in HANDLE_OPERATIONS)
     )
     return (CheckedNonFifoAggregator if handles else CheckedAggregator)(
-        aggregator, monoid=monoid, algorithm=algorithm, checker=checker, budget=budget, seed=seed, facts=facts
+        aggregator,
+        monoid=monoid,
+        algorithm=algorithm,
+        checker=checker,
+        budget=budget,
+        seed=seed,
+        facts=facts,
+        contract=contract,
     )
 
 

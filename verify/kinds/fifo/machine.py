@@ -24,12 +24,18 @@ Aggregators that also remove any live element by handle (the Reactive Aggregator
 ``remove`` (a live handle), ``remove_dead_handle`` (must raise and change nothing), ``remove_many`` and
 ``batch`` (mixed events propagated once).
 
+A :class:`~.contract.Contract` (the card's ``contract``, or ``contract`` of :func:`make_fifo_machine`) restricts
+the operations: every rule asks the checked wrapper which evicts and queries the contract allows now, inserts into
+a full fixed-capacity window are valid (the oldest leaves), the misuse rules run only where the contract defines
+misuse, and with registered ``ranges`` (001 §4's multi-query mode) ``query_range`` is asked for those ranges and
+``query_all()`` is checked range by range.
+
 Hypothesis prints a failing run as a replayable program (``state = …; state.insert(value='a'); …``).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from hypothesis import strategies as st
 from hypothesis.stateful import invariant, precondition, rule
@@ -40,6 +46,7 @@ from swagkit.spec.nonfifo import InvalidHandleError
 from ...strategies import strategy_for
 from ..base import Subject, expect_raises
 from ..machines import DEFAULT_MAX_WINDOW, WindowMachine, bind
+from .contract import Contract
 from .debug import CheckedAggregator, CheckedNonFifoAggregator, checked_fifo
 
 __all__ = ["SwagMachine", "make_fifo_machine"]
@@ -48,18 +55,28 @@ __all__ = ["SwagMachine", "make_fifo_machine"]
 class SwagMachine(WindowMachine):
     """Base of the generated machines; :func:`make_fifo_machine` binds it and adds the rules."""
 
+    #: the declared contract (``None``: the card's, else unrestricted)
+    contract: ClassVar[Contract | None] = None
+
     def __init__(self) -> None:
         super().__init__()
         plain, monoid = self._monoids()
         aggregator = self.subject.new(monoid)
         self.swag: CheckedAggregator = checked_fifo(
-            aggregator, monoid=plain, algorithm=self.subject.name, facts=self.subject.facts
+            aggregator, monoid=plain, algorithm=self.subject.name, facts=self.subject.facts, contract=self.contract
         )
+        #: what the aggregator promises (the rules stay inside it)
+        self.promise: Contract = self.swag.contract
+        #: the registered ranges of a multi-query window (001 §4), longest first; () when none are declared
+        self.ranges: tuple[int, ...] = self.promise.ranges or ()
         #: the aggregator also removes any live element by handle (002 §2.2): the non-FIFO rules apply
         self.nonfifo = isinstance(self.swag, CheckedNonFifoAggregator)
         #: the aggregator answers any range of the newest r elements too (``query_range``; SlickDeque Inv answers
         #: only its registered ranges, none in plain mode, and says so with ValueError on the empty aggregator)
-        self.ranged = callable(getattr(aggregator, "query_range", None)) and _answers_any_range(aggregator)
+        self.ranged = (
+            not self.ranges and callable(getattr(aggregator, "query_range", None)) and _answers_any_range(aggregator)
+        )
+        self.answers_all = bool(self.ranges) and callable(getattr(aggregator, "query_all", None))
         #: optional handle operations the aggregator offers (a user's class may lack some: their rules are off)
         self.offers = frozenset(n for n in _OPTIONAL_HANDLE_OPS if callable(getattr(aggregator, n, None)))
 
@@ -69,6 +86,21 @@ class SwagMachine(WindowMachine):
         """Misuse must raise EmptyWindowError and leave the state exactly as it was."""
         call = self.swag.evict if count is None else lambda: self.swag.evict_many(count)
         expect_raises(call, EmptyWindowError, action, self.swag._snapshot)
+
+    def _room(self) -> int:
+        """Inserts allowed now: into a fixed capacity within the cap any insert is valid (the oldest leaves)."""
+        cap = self.promise.capacity
+        if cap is not None and cap <= self.max_window:
+            return self.max_window
+        return super()._room()
+
+    def _evictable(self) -> int:
+        return self.swag.evictable()
+
+    def _query(self) -> None:
+        """A query when the contract allows one now."""
+        if self.swag.queryable():
+            self.swag.query()
 
     def _live(self) -> Any:
         """The non-FIFO model (:class:`~swagkit.spec.nonfifo.OrderedMultisetWindow`) of a non-FIFO aggregator."""
@@ -90,9 +122,11 @@ def make_fifo_machine(
     max_window: int = DEFAULT_MAX_WINDOW,
     *,
     strategy: st.SearchStrategy[Any] | None = None,
+    contract: Contract | None = None,
 ) -> type[SwagMachine]:
     """A state machine class checking ``subject`` (a FIFO SWAG) over library monoid ``monoid_id``, with input
-    values ``strategy`` (default: the library's strategy; ``KeyError`` when there is none)."""
+    values ``strategy`` (default: the library's strategy; ``KeyError`` when there is none), within ``contract``
+    (default: the subject's card's, else unrestricted)."""
     values = strategy if strategy is not None else strategy_for(monoid_id)
     chunk = st.lists(values, min_size=1, max_size=24)
 
@@ -103,18 +137,19 @@ def make_fifo_machine(
             self.swag.insert(value)
             self._step()
 
-        @precondition(lambda self: len(self.swag) > 0)
+        @precondition(lambda self: self._evictable() > 0)
         @rule()
         def evict(self) -> None:
             self.swag.evict()
             self._step()
 
-        @precondition(lambda self: len(self.swag) == 0 and self.misuse_rules)
+        @precondition(lambda self: len(self.swag) == 0 and self.misuse_rules and self.promise.misuse)
         @rule()
         def evict_empty(self) -> None:
             self._expect_empty_window_error("evict() on an empty window", None)
             self._step()
 
+        @precondition(lambda self: self.swag.queryable())
         @rule()
         def query(self) -> None:
             self.swag.query()
@@ -127,10 +162,10 @@ def make_fifo_machine(
 
         @rule(k=st.integers(min_value=0, max_value=8))
         def evict_many(self, k: int) -> None:
-            self.swag.evict_many(min(k, len(self.swag)))
+            self.swag.evict_many(min(k, self._evictable()))
             self._step()
 
-        @precondition(lambda self: self.misuse_rules)
+        @precondition(lambda self: self.misuse_rules and self.promise.misuse)
         @rule(extra=st.integers(min_value=1, max_value=3))
         def evict_many_too_many(self, extra: int) -> None:
             n = len(self.swag)
@@ -141,7 +176,7 @@ def make_fifo_machine(
         def grow_to(self, size: int, vs: list[Any]) -> None:
             """Insert ``vs`` cyclically until the window holds ``size`` values: big windows (several chunks)
             are reached often, not only by long insert streaks."""
-            need = max(size - len(self.swag), 0)
+            need = max(min(size, self.promise.capacity or size) - len(self.swag), 0)
             self.swag.insert_many([vs[i % len(vs)] for i in range(need)])
             self._step()
 
@@ -149,10 +184,10 @@ def make_fifo_machine(
         def static_rounds(self, vs: list[Any]) -> None:
             """000 §7.1: rounds of evict, insert, query at a fixed window size (from an empty window: grow by 1)."""
             for v in vs:
-                if len(self.swag) > 0:
-                    self.swag.evict()
+                if not self.promise.full(len(self.swag)) and self._evictable() > 0:
+                    self.swag.evict()  # a full fixed-capacity window evicts by itself
                 self.swag.insert(v)
-                self.swag.query()
+                self._query()
             self._step()
 
         @rule(vs=chunk)
@@ -160,8 +195,8 @@ def make_fifo_machine(
             """000 §7.2: insert and query up to a size, then evict down to 0 (no queries while draining)."""
             for v in vs[: self._room()]:
                 self.swag.insert(v)
-                self.swag.query()
-            while len(self.swag) > 0:
+                self._query()
+            while self._evictable() > 0:
                 self.swag.evict()
             self._step()
 
@@ -171,10 +206,10 @@ def make_fifo_machine(
             for start in range(0, len(vs), up):
                 for v in vs[start : start + up][: self._room()]:
                     self.swag.insert(v)
-                    self.swag.query()
-                for _ in range(min(down, len(self.swag))):
+                    self._query()
+                for _ in range(min(down, self._evictable())):
                     self.swag.evict()
-                    self.swag.query()
+                    self._query()
             self._step()
 
         @precondition(lambda self: self.ranged)
@@ -190,6 +225,29 @@ def make_fifo_machine(
             """Every range ``longest, …, 1`` in one step, longest first (001's max-multi pattern)."""
             for r in range(longest, 0, -1):
                 self.swag.query_range(r)
+            self._step()
+
+        @precondition(lambda self: bool(self.ranges) and self.swag.queryable())
+        @rule(i=st.integers(min_value=0, max_value=15))
+        def query_registered_range(self, i: int) -> None:
+            """One registered range of a multi-query window (001 §4)."""
+            self.swag.query_range(self.ranges[i % len(self.ranges)])
+            self._step()
+
+        @precondition(lambda self: self.answers_all and self.swag.queryable())
+        @rule()
+        def query_all(self) -> None:
+            """Every registered range at once, longest first (001 Algorithm 2's answer loop, cursor carried)."""
+            self.swag.query_all()
+            self._step()
+
+        @precondition(lambda self: self.answers_all)
+        @rule(vs=chunk)
+        def slide_and_answer(self, vs: list[Any]) -> None:
+            """001's execution loop: each new partial, then every registered range answered (``query_all``)."""
+            for v in vs:
+                self.swag.insert(v)
+                self.swag.query_all()
             self._step()
 
         # non-FIFO windows (002 §2.2): any live element can leave, by the handle its insertion returned ------
@@ -273,26 +331,28 @@ def make_fifo_machine(
                 for op in ops:
                     if op == "insert" and self._room() > 0:
                         self.swag.insert(value)
-                    elif op == "evict" and len(self.swag) > 0:
+                    elif op == "evict" and self._evictable() > 0:
                         self.swag.evict()
-                    elif op == "insert_many" and self._room() >= 3:
+                    elif op == "insert_many" and self._room() >= 3 and not self.promise.full(len(self.swag) + 3):
                         self.swag.insert_many([value, value, value])
-                    elif op == "evict_many" and len(self.swag) > 0:
-                        self.swag.evict_many(min(3, len(self.swag)))
+                    elif op == "evict_many" and self._evictable() > 0:
+                        self.swag.evict_many(min(3, self._evictable()))
                     else:
-                        self.swag.query()
+                        self._query()
 
             self._under_fault(k, under_fault)
-            self.swag.query()
+            self._query()
             self._step()
 
         @invariant()
         def agrees_with_model(self) -> None:
-            self.swag.query()
+            self._query()
             if self.nonfifo and "handles" in self.offers:
                 self.swag.handles()
 
-    return bind(Machine, subject, monoid_id, max_window)
+    bound = bind(Machine, subject, monoid_id, max_window)
+    bound.contract = contract
+    return bound
 
 
 #: handle operations a ``handles`` aggregator may lack (every registered one has them)

@@ -15,7 +15,8 @@
   on ``snapshot()`` against the model's ``(time, value)`` pairs;
 * **budget** -- ⊗ calls and node visits against the worst-case and amortized contracts of
   :mod:`swagkit.spec.fiba_budgets` (with the operation's m and d read off the model), through the meter the
-  algorithm's card names (``AlgorithmCard.meter``).
+  algorithm's card names (``AlgorithmCard.meter``); a meter that ``reads_states`` also gets the snapshots around
+  every in-order insert (FiBA's in-order regression guard, :func:`swagkit.spec.fiba_budgets.inorder_potential`).
 
 Failures raise the same errors as the FIFO debug mode (:mod:`swagkit.verify.errors`), naming the operation.
 Cost: O(n) ⊗ per operation.
@@ -119,14 +120,31 @@ class CheckedOutOfOrder(RefuseGuarantee):
         if n != len(self.model):
             raise self._mismatch(op, f"len() is {n}, the model window holds {len(self.model)}")
 
+    def _states(self) -> Any:
+        """The aggregator's snapshot for a meter that reads states (``reads_states``), else ``None``."""
+        if self.meter is None or not getattr(self.meter, "reads_states", False):
+            return None
+        snapshot = getattr(self.inner, "snapshot", None)
+        return snapshot() if callable(snapshot) else None
+
     def _record(
-        self, op: str, name: str, n_before: int, c0: tuple[int, int], m: int = 1, d: int = 0, m_raw: int | None = None
+        self,
+        op: str,
+        name: str,
+        n_before: int,
+        c0: tuple[int, int],
+        m: int = 1,
+        d: int = 0,
+        m_raw: int | None = None,
+        before: Any = None,
     ) -> None:
         if self.meter is None:
             return
         c, t = self._counts()
+        # an in-order insert (younger than every entry): its state before and after, for a meter's in-order guard
+        extra = {} if before is None else {"in_order": True, "before": before, "after": self._states()}
         try:
-            self.meter.record(name, n_before, len(self.model), c - c0[0], t - c0[1], m=m, d=d, m_raw=m_raw)
+            self.meter.record(name, n_before, len(self.model), c - c0[0], t - c0[1], m=m, d=d, m_raw=m_raw, **extra)
         except BudgetExceeded as err:
             raise self._budget_at(err, op) from None
 
@@ -169,13 +187,15 @@ class CheckedOutOfOrder(RefuseGuarantee):
         op = self._begin("insert", time, value)
         n, c0 = len(self.model), self._counts()
         d = self._distance(time) if time == time else 0
+        ts = self.model._times
+        before = self._states() if time == time and (not ts or ts[-1] < time) else None
         self._guarded(op, lambda: self.inner.insert(time, value), lambda: self.model.insert(time, value))
         try:
             self.model.insert(time, value)
         except Exception as exc:
             raise self._mismatch(op, f"the aggregator accepted input the model rejects ({exc!r})") from exc
         self._verify(op)
-        self._record(op, "insert", n, c0, d=d)
+        self._record(op, "insert", n, c0, d=d, before=before)
 
     def evict(self) -> None:
         """``inner.evict()``; on an empty window :class:`EmptyWindowError` and no change."""

@@ -21,6 +21,7 @@ floats (the compiled typed-to-generic switch), in a range about twice the window
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from hypothesis import strategies as st
@@ -50,6 +51,9 @@ def _to_time(flavor: str, k: int) -> Any:
         return f"{k:05d}"
     return k if k % 2 == 0 else k + 0.5  # ints and floats interleaved, strictly increasing
 
+
+#: the orders in which ``grow_deep`` inserts its times
+_ORDERS = ("shuffled", "ascending", "descending", "outside_in")
 
 #: operations the ``combine_raises`` rule makes fail
 _FAULT_OPS = ("insert", "insert", "evict", "bulk_evict", "bulk_insert", "range_query", "query")
@@ -107,6 +111,7 @@ def make_ooo_machine(
     values = strategy if strategy is not None else strategy_for(monoid_id)
     span = 2 * max_window + 8
     keys = st.integers(min_value=0, max_value=span)
+    seeds = st.integers(min_value=0, max_value=2**16)  # one choice that picks many times (cheap to shrink)
 
     class Machine(OutOfOrderMachine):
         @initialize(flavor=st.sampled_from(flavors))
@@ -226,14 +231,62 @@ def make_ooo_machine(
             self._expect(UnorderedBulkError, lambda: self.swag.bulk_insert(pairs))
             self._step()
 
-        @rule(size=st.integers(min_value=0, max_value=max_window), data=st.data())
-        def grow_to(self, size: int, data: st.DataObject) -> None:
+        @rule(size=st.integers(min_value=0, max_value=max_window), seed=seeds, data=st.data())
+        def grow_to(self, size: int, seed: int, data: st.DataObject) -> None:
             """Fill up to ``size`` entries with one bulk of fresh times (taller trees, root splits)."""
             need = max(size - len(self.swag), 0)
             free = [k for k in range(span) if self._time(k) not in self.swag.model][: need * 2]
-            pick = sorted(data.draw(st.permutations(free))[:need]) if free else []
+            pick = sorted(random.Random(seed).sample(free, min(need, len(free))))
             v = data.draw(values)
             self.swag.bulk_insert([(self._time(k), v) for k in pick])
+            self._step()
+
+        @precondition(lambda self: self._room() > 0)
+        @rule(
+            size=st.integers(min_value=1, max_value=max_window),
+            order=st.sampled_from(_ORDERS),
+            seed=seeds,
+            data=st.data(),
+        )
+        def grow_deep(self, size: int, order: str, seed: int, data: st.DataObject) -> None:
+            """Up to ``size`` fresh times inserted one at a time in one step, in a shuffled, ascending, descending
+            or outside-in order, with a few values cycled: a tree several levels deep (FiBA with μ = 4 is three
+            levels tall from about 60 entries, 003 §3) whose internal nodes hold keys with distinct values, so a
+            later collision shows its operand order. One step and a few choices, so it shrinks fast."""
+            free = [k for k in range(span) if self._time(k) not in self.swag.model]
+            rng = random.Random(seed)
+            ks = rng.sample(free, min(size, self._room(), len(free)))
+            if order != "shuffled":
+                ks.sort(reverse=order == "descending")
+            if order == "outside_in":
+                ks = [ks[j // 2] if j % 2 == 0 else ks[-1 - j // 2] for j in range(len(ks))]
+            vs = data.draw(st.lists(values, min_size=1, max_size=3))
+            for j, k in enumerate(ks):
+                self.swag.insert(self._time(k), vs[j % len(vs)])
+            self._step()
+
+        @precondition(lambda self: len(self.swag) > 0)
+        @rule(
+            stride=st.integers(min_value=1, max_value=4),
+            repeats=st.integers(min_value=0, max_value=3),
+            fresh=st.integers(min_value=0, max_value=4),
+            seed=seeds,
+            data=st.data(),
+        )
+        def bulk_collide(self, stride: int, repeats: int, fresh: int, seed: int, data: st.DataObject) -> None:
+            """A bulk of present times -- every ``stride``-th one, so with stride 1 every key of every internal
+            node, the root's included, whatever the structure (no snapshot needed) -- with ``repeats`` of its times
+            repeated inside the bulk and ``fresh`` new times, values cycled (003 §5's in-place combine at any
+            level and the bulk's earlier ⊗ later; the shapes of the C++ bugs of issue 14)."""
+            rng = random.Random(seed)
+            times = self.swag.model.times()
+            chosen = times[rng.randrange(stride) :: stride] or times[:1]
+            chosen += rng.choices(chosen, k=repeats)
+            free = [k for k in range(span) if self._time(k) not in self.swag.model]
+            chosen += [self._time(k) for k in rng.sample(free, min(fresh, self._room(), len(free)))]
+            chosen.sort()
+            vs = data.draw(st.lists(values, min_size=1, max_size=3))
+            self.swag.bulk_insert([(t, vs[j % len(vs)]) for j, t in enumerate(chosen)])
             self._step()
 
         @rule(a=keys, b=keys)
@@ -284,6 +337,8 @@ def make_ooo_machine(
 
         @invariant()
         def agrees_with_model(self) -> None:
+            """Two queries with nothing between: a cached or consuming query must answer the same every time."""
+            self.swag.query()
             self.swag.query()
 
     return bind(Machine, subject, monoid_id, max_window)
