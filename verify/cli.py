@@ -140,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     lst = sub.add_parser("list", help="list algorithms, monoids and implementations")
     lst.add_argument("--markdown", action="store_true", help="print the README guarantee table")
-    from .corpus import add_subparser as add_corpus_subparser  # swagkit corpus export|run (verify/corpus.py)
+    from .corpus import add_subparser as add_corpus_subparser  # swagkit corpus export|run (verify/corpus/)
 
     add_corpus_subparser(sub)
     return parser

@@ -392,7 +392,7 @@ class ProcessDriver:
         except TimeoutError:
             self.hung = True
             raise self._dead(
-                f"the process did not read its input within {allowed:g} s{self._shortened(allowed)}"
+                f"the process did not read its input within {allowed:.3g} s{self._shortened(allowed)}"
             ) from None
         out = proc.stdout.fileno()
         while b"\n" not in self._buffer:
@@ -401,7 +401,7 @@ class ProcessDriver:
             if not ready:
                 self.hung = True
                 raise self._dead(
-                    f"no reply within {allowed:g} s (a hang{self._shortened(allowed)}): the process was killed"
+                    f"no reply within {allowed:.3g} s (a hang{self._shortened(allowed)}): the process was killed"
                 )
             chunk = os.read(out, 1 << 16)
             if not chunk:
