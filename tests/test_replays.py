@@ -1,7 +1,8 @@
 """Every failure writes a replay file (issue 14 §3): ``swagkit verify`` over a registered algorithm, the test
 suite's machines, and the Spark stage. The file names its implementation by registry id, ``swagkit replay FILE``
 re-runs it there (exit 1 while it fails, 0 once the implementation is fixed), and a Spark mismatch comes back
-as a short trace cut at the first divergence and shrunk by delta debugging."""
+as a short trace cut at the first divergence and shrunk by delta debugging (a decay structure's mismatch, and a
+failed merge run, as a file that re-runs the task locally)."""
 
 from __future__ import annotations
 
@@ -149,3 +150,66 @@ def test_a_spark_mismatch_comes_back_as_a_short_replay(
     monkeypatch.setattr(swagkit.optimized, "DABA", base)
     code, text = _replay(path, capsys)
     assert code == 0, text
+
+
+@pytest.mark.spark
+def test_a_decay_kind_spark_mismatch_and_a_failed_merge_come_back_as_replays(
+    spark: Any, replay_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A q-digest whose optimized class answers one rank too high once it holds 60 items and whose merge adds
+    a stray count: the CLI's Spark stage prints a replay file for the differential run and for the merge run;
+    ``swagkit replay`` re-runs each locally (exit 1), and exits 0 with the correct class under the same id."""
+    import io
+
+    import swagkit.optimized
+    from swagkit.verify import spark as spark_mod
+    from swagkit.verify.cli import build_parser, spark_stage
+    from swagkit.verify.kinds.decay.spark import spark_slices
+
+    planted_id = "planted_qdigest_spark"
+
+    def planted() -> Any:  # local: cloudpickle ships it (and so the class) to the workers by value
+        import swagkit.optimized as optimized
+
+        class OffAfterSixty(optimized.QDigest):  # type: ignore[misc, name-defined]
+            def rank(self, x: int) -> int:
+                return int(super().rank(x)) + (self.total > 60)
+
+            def merge(self, other: Any) -> None:
+                super().merge(other)
+                self.insert(0)
+
+        return OffAfterSixty
+
+    def planted_partition(tasks: Any) -> Any:  # the planted id is registered in the worker too
+        from dataclasses import replace
+
+        from swagkit.verify import registry
+        from swagkit.verify.spark import run_task
+
+        with registry.registered(replace(registry.algorithm("qdigest"), id=planted_id), {"optimized": planted()}):
+            return [run_task(t) for t in tasks]
+
+    run_on_spark = spark_mod.run_on_spark
+    monkeypatch.setattr(spark_mod, "run_on_spark", lambda s, tasks: run_on_spark(s, tasks, 1, planted_partition))
+    info = replace(registry.algorithm("qdigest"), id=planted_id)
+    args = ["verify", "--algorithm", planted_id, "--monoid", "count", "--spark-seeds", "1", "--spark-steps", "300"]
+    out = io.StringIO()
+    with registry.registered(info, {"optimized": planted()}):
+        assert spark_stage(build_parser().parse_args(args), out, io.StringIO()) == 1
+        paths = [shlex.split(ln)[-1] for ln in out.getvalue().splitlines() if ln.startswith("replay: swagkit replay ")]
+        assert len(paths) == 2, out.getvalue()  # the differential run, then the merge run
+        (diff, diff_ops), (merge, merge_ops) = (read(p) for p in paths)
+        assert (diff["python_only"], diff["kind"], diff["algorithm"]) == ("diff", "sketch", planted_id)
+        assert (diff["implementation"], diff["against"], diff["diff"]["seed"]) == ("optimized", "reference", 0)
+        assert "optimized answered" in diff["failure"] and diff_ops[-1]["op"] == "rank"  # cut where it diverged
+        assert merge["python_only"] == "merge" and merge["merge"]["items"] == 6000
+        items = list(range(merge["merge"]["items"]))  # the local replay slices as parallelize does
+        assert spark_slices(items, 8) == spark.sparkContext.parallelize(items, 8).glom().collect()
+        for path in paths:
+            code, text = _replay(path, capsys)
+            assert code == 1 and "replay: FAIL" in text
+    with registry.registered(info, {"optimized": swagkit.optimized.QDigest}):  # the same id, the bug fixed
+        for path in paths:
+            code, text = _replay(path, capsys)
+            assert code == 0 and "replay: PASS" in text, text

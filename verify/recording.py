@@ -26,7 +26,18 @@ from typing import Any
 from swagkit.spec.errors import SwagkitError
 from swagkit.spec.library import LIBRARY
 
-__all__ = ["Call", "Instance", "Recording", "Recorder", "recorded", "replay_dir", "ENV_VAR", "DEFAULT_DIR"]
+__all__ = [
+    "Call",
+    "Instance",
+    "Recording",
+    "Recorder",
+    "recorded",
+    "replay_dir",
+    "write_diff",
+    "call_rows",
+    "ENV_VAR",
+    "DEFAULT_DIR",
+]
 
 #: where replay files go when neither the caller nor the environment says otherwise
 DEFAULT_DIR = ".swagkit/replays"
@@ -258,15 +269,36 @@ def write_rerun(directory: str, header: dict[str, Any], instances: list[Instance
     "rerun"``), listing the shrunk example's objects (``new``) and calls for reading."""
     from . import replay
 
-    rows: list[dict[str, Any]] = []
-    for number, instance in enumerate(instances, 1):
-        rows.append({"op": "new", "id": number, "repr": repr((instance.args, instance.kwargs))[:300]})
-        rows += [
-            {"op": c.name, "id": number, "repr": repr(c.args)[:300]} for c in instance.calls if c.name != "snapshot"
-        ]
+    rows = call_rows(instances, frozenset({"snapshot"}))  # the machine snapshots after every step: noise here
     return replay._save(
         directory, {"op": "hello", "swagkit_replay": replay.VERSION, **header, "python_only": "rerun"}, rows
     )
+
+
+def write_diff(directory: str, header: dict[str, Any], instances: list[Instance]) -> str:
+    """A Python-only replay file that re-runs the differential task of ``header["diff"]`` (``python_only:
+    "diff"``, see :func:`swagkit.verify.spark.rediff`), listing the calls of the recorded implementation's
+    objects for reading: the run stops at its first difference, so the list ends where it diverged (snapshot
+    calls included: a checkpoint compares them)."""
+    from . import replay
+
+    rows = call_rows(instances, frozenset())
+    return replay._save(
+        directory, {"op": "hello", "swagkit_replay": replay.VERSION, **header, "python_only": "diff"}, rows
+    )
+
+
+def call_rows(instances: list[Instance], skip: frozenset[str]) -> list[dict[str, Any]]:
+    """Reading rows of recorded objects: ``new`` (the constructor arguments) then each call but those named in
+    ``skip``, arguments repr'd (and what a call raised)."""
+    rows: list[dict[str, Any]] = []
+    for number, instance in enumerate(instances, 1):
+        rows.append({"op": "new", "id": number, "repr": repr((instance.args, instance.kwargs))[:300]})
+        for c in instance.calls:
+            if c.name not in skip:
+                row = {"op": c.name, "id": number, "repr": repr(c.args)[:300]}
+                rows.append(row if c.raised is None else {**row, "raised": type(c.raised).__name__})
+    return rows
 
 
 def rerun(header: dict[str, Any], say: Callable[[str], None]) -> int:

@@ -44,7 +44,15 @@ JSON encoding (a Bloom filter answer) are written as ``args_pickle``/``expect_pi
 ``_repr`` to read) and the header says ``"python_only": true``: only ``swagkit replay`` runs such a file. Kinds
 without an operation trace (tree, sketch, time_decayed: their machines build several objects from drawn
 parameters) get ``"python_only": "rerun"``: the file lists the shrunk example's calls for reading, and
-``swagkit replay`` re-runs the same seeded search.
+``swagkit replay`` re-runs the same seeded search. A Spark mismatch of such a kind (a decay structure's
+differential run) gets ``"python_only": "diff"``: the header's ``diff`` holds the
+:class:`~swagkit.verify.kinds.differential.DiffTask` fields (``algorithm``, ``monoid``, ``seed``, ``steps``,
+``max_window``), ``params_pickle``/``params_repr`` the subjects' parameters, ``step`` where it differed, and the
+lines are the optimized implementation's calls up to the difference, for reading; ``swagkit replay`` re-runs
+that task locally (the kind's differential runner over ``against`` and ``implementation``, no Spark). A failed
+mergeability run (the sketch kind's Spark merge stage) gets ``"python_only": "merge"`` with the
+:class:`~swagkit.verify.kinds.decay.spark.MergeTask` fields in ``merge``; ``swagkit replay`` rebuilds the same
+partitions and reduce order locally and checks the merged digests again.
 """
 
 from __future__ import annotations
@@ -302,6 +310,10 @@ def run(
         from .recording import rerun
 
         return rerun(header, say)
+    if header.get("python_only") in ("diff", "merge"):  # a whole differential or merge run, on registry classes
+        if not registered:
+            raise ValueError("this replay file re-runs the registered implementations it names: no --impl/--exec")
+        return _rerun_task(str(header["python_only"]))(header, say)
     kind = str(header["kind"])
     choice = impl_mod.resolve_monoid(str(header["monoid"]), header.get("values"), header.get("tolerance"))
     factory = factory or _factory(header, impl, exec_cmd, kind)
@@ -354,6 +366,17 @@ def run(
             return 1
     say(f"replay: PASS, {len(ops)} operations agree with the model ({path})")
     return 0
+
+
+def _rerun_task(how: str) -> Callable[[dict[str, Any], Callable[[str], None]], int]:
+    """What re-runs a ``python_only`` ``diff`` or ``merge`` file."""
+    if how == "merge":
+        from .kinds.decay.spark import remerge
+
+        return remerge
+    from .spark import rediff
+
+    return rediff
 
 
 def _agrees(monoid: Monoid[Any, Any, Any], monoid_id: str, got: Any, expect: Any) -> bool:

@@ -45,6 +45,7 @@ __all__ = [
     "TASK_RETRIES",
     "MODEL_EVERY",
     "replay_failure",
+    "rediff",
 ]
 
 #: how often the embedded local session retries a failed task (``local[N,F]`` allows F failures per task)
@@ -182,35 +183,91 @@ def summarize(results: list[DiffResult]) -> dict[str, Any]:
 
 
 def replay_failure(result: DiffResult, directory: str | None = None, seconds: float = 20.0) -> str:
-    """Bring a failed Spark run back as a replay file (issue 14 §3); its path ("": the kind has no operation
-    trace, or the run passes when replayed locally). The driver re-runs the task's seed locally under the kind's
-    own runner with both implementations recorded, cuts the optimized implementation's trace at the first
-    operation where it fails -- under the kind's checked wrapper (model, invariants, budgets) or against the
-    reference (answers, refusals, ⊗ counts, snapshots) -- and drops operations while it still fails (delta
-    debugging, for at most ``seconds``). ``swagkit replay FILE`` runs it the same way (header ``against``)."""
-    from . import impl, replay
-    from .recording import PROTOCOL_KINDS, Recorder, registered_header, replay_dir, trace_kind, traced
+    """Bring a failed Spark run back as a replay file (issue 14 §3); its path ("": the kind has no differential
+    run, or the run passes when re-run locally). The driver re-runs the task's seed locally under the kind's own
+    runner with the optimized implementation recorded.
+
+    For a kind with a protocol trace (fifo, ooo) the trace is cut at the first operation where it fails -- under
+    the kind's checked wrapper (model, invariants, budgets) or against the reference (answers, refusals, ⊗
+    counts, snapshots) -- and shrunk by dropping operations while it still fails (delta debugging, for at most
+    ``seconds``); ``swagkit replay FILE`` runs it the same way (header ``against``). Every other failure (a
+    decay structure's run, or a protocol kind's failure the trace alone does not show) is written as a
+    ``python_only: "diff"`` file (:func:`~swagkit.verify.recording.write_diff`) that re-runs the whole task
+    (:func:`rediff`)."""
+    from .recording import PROTOCOL_KINDS, Recorder, registered_header, replay_dir, write_diff
+    from .replay import _pickled
 
     task = result.task
     info = registry.algorithm(task.algorithm)
     runner = info.kind.diff_runner
-    if runner is None or info.kind.name not in PROTOCOL_KINDS:
+    if runner is None:
         return ""
     reference, optimized = (registry.subject(task.algorithm, impl_id) for impl_id in ("reference", "optimized"))
     seen = Recorder()
-    if runner(task, reference, seen.subject(optimized)).ok or len(seen.instances) != 1:
+    if runner(task, reference, seen.subject(optimized)).ok:
         return ""
-    monoid = LIBRARY[task.monoid].factory()
+    header = registered_header(optimized, task.monoid, f"spark seed {task.seed}: {result.detail}")
+    header.update(against=reference.implementation, spark={"seed": task.seed, "steps": task.steps})
+    if info.kind.name in PROTOCOL_KINDS and len(seen.instances) == 1:
+        path = _protocol_replay(info, reference, optimized, seen.instances[0], header, directory, seconds)
+        if path:
+            return path
+    # the task's fields and the subjects' parameters (pickled: a decay function is one) re-run it exactly
+    header.update(kind=info.kind.name, diff=asdict(task), step=result.step, **_pickled("params", optimized.params))
+    return write_diff(directory or replay_dir(), header, seen.instances)
+
+
+def _protocol_replay(
+    info: registry.AlgorithmInfo,
+    reference: Any,
+    optimized: Any,
+    instance: Any,
+    header: dict[str, Any],
+    directory: str | None,
+    seconds: float,
+) -> str:
+    """The cut and shrunk protocol trace of a fifo/ooo failure (see :func:`replay_failure`); "" when the
+    recorded trace passes under the checked wrapper."""
+    from . import impl, replay
+    from .recording import replay_dir, trace_kind, traced
+
+    monoid = LIBRARY[str(header["monoid"])].factory()
     trial = _Trial(info, reference, optimized, monoid)
-    calls = traced(seen.instances[0], impl.TRACED)
+    calls = traced(instance, impl.TRACED)
     first = trial.first_failure(calls)
     if first is None:
         return ""
     calls = _minimized(calls[: first + 1], trial.fails, time.monotonic() + seconds)
-    header = registered_header(optimized, task.monoid, f"spark seed {task.seed}: {result.detail}")
     kind = trace_kind(info.kind.name, calls)
-    header.update(kind=kind, against="reference", spark={"seed": task.seed, "steps": task.steps})
-    return replay.write_trace(directory or replay_dir(), header, calls, monoid, kind)
+    return replay.write_trace(directory or replay_dir(), {**header, "kind": kind}, calls, monoid, kind)
+
+
+def rediff(header: dict[str, Any], say: Callable[[str], None]) -> int:
+    """``swagkit replay`` of a ``python_only: "diff"`` file: the differential task of ``header["diff"]`` again,
+    locally (no Spark), under its kind's runner over the registered ``against`` (reference) and
+    ``implementation`` classes with the recorded parameters: 1 while it still differs, 0 once they agree."""
+    from dataclasses import replace
+
+    from .replay import _unpickled
+
+    task = DiffTask(**header["diff"])
+    params = dict(_unpickled(header, "params")) if "params_pickle" in header else None
+    try:
+        runner = registry.algorithm(task.algorithm).kind.diff_runner
+        reference, optimized = (registry.subject(task.algorithm, str(header[k])) for k in ("against", "implementation"))
+    except registry.RegistryError as exc:  # not a failure of the implementation: a usage error (exit 2)
+        raise ValueError(f"the replay file's algorithm is not available here: {exc}") from exc
+    if runner is None:
+        raise ValueError(f"{task.algorithm}'s kind has no differential run")
+    if params is not None:
+        reference, optimized = replace(reference, params=params), replace(optimized, params=params)
+    again = runner(task, reference, optimized)  # never raises: a crash is a failed result
+    what = f"the differential run ({task.steps} steps, seed {task.seed})"
+    if again.ok:
+        say(f"replay: PASS, {what}: {header['implementation']} agrees with {header['against']}")
+        return 0
+    say(f"replay: FAIL, {what} at step {again.step}: {again.detail}")
+    return 1
 
 
 class _Trial:

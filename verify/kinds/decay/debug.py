@@ -31,7 +31,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, NoReturn
 
 from swagkit.spec.checkers._decay_common import CheckReport
 from swagkit.spec.checkers.qdigest import estimated_rank
@@ -45,7 +45,7 @@ from swagkit.spec.checkers.window_quantiles import (
     rank_from,
 )
 from swagkit.spec.decay import Decay
-from swagkit.spec.decay.bounds import space_findings
+from swagkit.spec.decay.bounds import qdigest_compressed_size_bound, space_findings
 from swagkit.spec.decay.input import check_phi, check_rank_point, check_total, check_value, check_weight
 from swagkit.spec.decay.oracle import ExactStream, RankProfile, heavy_hitters_violation, quantile_violation
 from swagkit.spec.decay.snapshots import QDigestState, node_range
@@ -93,18 +93,25 @@ class _Checked(CheckedBase):
         """The space contracts of :func:`~swagkit.spec.decay.bounds.space_findings` (the size a compress must
         reach, with the data's N; how often it must run): a lost or too rare compression."""
         for what, detail in space_findings(state):
-            raise InvariantViolation(
-                self._name(),
-                what,
-                "004 space: ≤ ⌊4N/⌈γ⌉⌋ + 1 ranges after compress, compress every ⌊4b/ε + 1⌋ "
-                "inserts (α updates for a ladder) (swagkit.spec.decay.bounds)",
-                detail,
-                state,
-            )
+            self._space_violation(state, what, detail)
+
+    def _space_violation(self, state: Any, what: str, detail: str) -> NoReturn:
+        raise InvariantViolation(
+            self._name(),
+            what,
+            "004 space: ≤ ⌊4N/⌈γ⌉⌋ + 1 ranges after compress, compress every ⌊4b/ε + 1⌋ "
+            "inserts (α updates for a ladder) (swagkit.spec.decay.bounds)",
+            detail,
+            state,
+        )
 
 
 class CheckedQDigest(_Checked):
-    """A q-digest checked after every operation against the multiset of inserted values."""
+    """A q-digest checked after every operation against the multiset of inserted values.
+
+    Besides the snapshot's own contracts it checks the size *between* compressions against the N of the last
+    compress (:meth:`_check_growth`), which only the wrapper knows: a compress the digest ran by itself inside a
+    bulk insert is judged at the end of that bulk, whatever the bulk's length."""
 
     def __init__(
         self,
@@ -114,6 +121,9 @@ class CheckedQDigest(_Checked):
         facts: AlgorithmFacts | None = None,
     ) -> None:
         super().__init__(inner, algorithm, facts)
+        #: N before each insert of positive weight since the last snapshot with ``pending == 0`` (``None``: the
+        #: history is unknown -- a seeded digest, a merge -- until the next such snapshot)
+        self._totals_before: list[int] | None = None
         self.truth: dict[int, int] | None = {}
         for x, w in seed or ():
             self.truth[x] = self.truth.get(x, 0) + w
@@ -131,12 +141,37 @@ class CheckedQDigest(_Checked):
         try:
             self.checker(state, self._profile(), structure=self._name(), report=self.report)
             self._check_space(state)
+            self._check_growth(state)
         except InvariantViolation as err:
             raise self._invariant_at(err, op) from None
+
+    def _check_growth(self, state: QDigestState) -> None:
+        """Between compressions a digest holds at most ``⌊4N₀/⌈γ₀⌉⌋ + 1`` ranges plus one per insert since
+        (:mod:`swagkit.spec.decay.bounds`: the size a compress reaches at the N₀ it ran with, and an insert adds
+        at most its leaf). The snapshot says how many inserts ago that compress was (``pending``), the wrapper
+        knows N before each of them: ``N₀`` is the N before the ``pending``-th last insert. Without this, a
+        digest whose compressions do nothing is caught only by a snapshot taken right at a compress, so a bulk
+        insert shows it only when it happens to end there -- hard to find, and harder to shrink."""
+        totals, pending = self._totals_before, state.pending
+        if pending == 0:
+            self._totals_before = []
+            return
+        if totals is None or pending > len(totals):
+            return
+        n0 = totals[-pending]
+        allowed = qdigest_compressed_size_bound(state.universe_bits, state.eps, n0) + pending
+        if len(state.nodes) > allowed:
+            self._space_violation(
+                state,
+                "size since compress",
+                f"{len(state.nodes)} ranges > ⌊4N₀/⌈γ₀⌉⌋ + 1 + pending = {allowed - pending} + {pending} "
+                f"(N₀ = {n0} at the last compress, {pending} inserts ago)",
+            )
 
     def insert(self, x: int, weight: int = 1) -> None:
         op = self._begin("insert", x, weight)
         before = self.inner.snapshot()
+        total_before = self.inner.total
         try:
             self.inner.insert(x, weight)
         except Exception as err:
@@ -150,12 +185,15 @@ class CheckedQDigest(_Checked):
             raise
         if self.truth is not None and weight:
             self.truth[x] = self.truth.get(x, 0) + weight
+        if self._totals_before is not None and weight:
+            self._totals_before.append(total_before)
         self._verify(op)
 
     def insert_many(self, values: Iterable[int]) -> None:
         vs = list(values)
         op = self._begin("insert_many", vs)
         before = self.inner.snapshot()
+        total_before = self.inner.total
         try:
             self.inner.insert_many(vs)
         except Exception as err:
@@ -165,6 +203,8 @@ class CheckedQDigest(_Checked):
         if self.truth is not None:
             for x in vs:
                 self.truth[x] = self.truth.get(x, 0) + 1
+        if self._totals_before is not None:
+            self._totals_before += range(total_before, total_before + len(vs))
         self._verify(op)
 
     def compress(self) -> None:
@@ -182,6 +222,7 @@ class CheckedQDigest(_Checked):
             if self.inner.snapshot() != before:
                 raise self._mismatch(op, f"raised {type(err).__name__} but changed the state") from err
             raise
+        self._totals_before = None  # a merge adds ranges that are no inserts: unknown until it compressed
         other_truth = other.truth if isinstance(other, CheckedQDigest) else None
         if self.truth is not None and other_truth is not None:
             for x, w in list(other_truth.items()):

@@ -26,7 +26,9 @@ Spark stage): q-digests are built per Spark partition (one per chunk,
 merged inside the partition) over a seeded stream and merged by ``RDD.reduce``; the merged digest must keep the
 whole-stream rank guarantee and the size bound against the exact answer, the compiled merge must equal the
 reference merge (same snapshot), and both must be equivalent to one digest of the whole stream
-(:func:`~swagkit.reference.qdigest.qdigests_equivalent`: ranks within ``εN``).
+(:func:`~swagkit.reference.qdigest.qdigests_equivalent`: ranks within ``εN``). A failed merge run is written
+as a replay file (:func:`write_merge_replay`) that :func:`run_merge_locally` re-runs without Spark: the same
+partitions (:func:`spark_slices`), reduce order and pickling between worker and driver.
 
 A task of ``steps`` operations replays ``steps // 2`` arrivals (each with its queries, so the operation count is
 close to ``steps``): the checkers are linear in the stream, which keeps every run well under a second.
@@ -37,7 +39,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import pickle
 import random
+import shlex
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -68,6 +72,10 @@ __all__ = [
     "run_merge_on_spark",
     "check_merged",
     "merge_stage",
+    "run_merge_locally",
+    "spark_slices",
+    "write_merge_replay",
+    "remerge",
 ]
 
 PAPER_LIKE = ("flow", "looping")
@@ -458,13 +466,104 @@ def run_merge_on_spark(spark: SparkSession, task: MergeTask, classes: tuple[Any,
         ref, opt, digests = (
             spark.sparkContext.parallelize(items, task.partitions).mapPartitions(build).reduce(_merge_pairs)
         )
-        sequential = classes[0](task.universe_bits, task.eps)
-        for x, w in items:
-            sequential.insert(x, w)
-        sequential.compress()
-        return check_merged(task, stream, items, ref, opt, sequential, digests, is_compiled)
+        return _checked_against_one_digest(task, stream, items, classes[0], ref, opt, digests, is_compiled)
     except Exception as exc:  # a broken class or a failed job: reported with the seed
         return MergeResult(task, False, f"raised {exc!r}", stream, 0, 0, 0, math.inf, is_compiled)
+
+
+def _checked_against_one_digest(
+    task: MergeTask, stream: str, items: Sequence[tuple[int, int]], cls: Any, ref: Any, opt: Any, digests: int, c: bool
+) -> MergeResult:
+    """:func:`check_merged` against one ``cls`` digest of the whole stream (``c``: the optimized is compiled)."""
+    sequential = cls(task.universe_bits, task.eps)
+    for x, w in items:
+        sequential.insert(x, w)
+    sequential.compress()
+    return check_merged(task, stream, items, ref, opt, sequential, digests, c)
+
+
+def spark_slices(items: Sequence[Any], partitions: int) -> list[list[Any]]:
+    """The partitions ``SparkContext.parallelize(items, partitions)`` makes of a list (a session's default
+    ``batchSize``, as :func:`~swagkit.verify.spark.local_session` builds): pyspark pickles the list in batches of
+    ``max(1, min(n // partitions, 1024))`` items and the JVM slices the batches evenly over the partitions
+    (``ParallelCollectionRDD.slice``: batches ``[p·B/P, (p+1)·B/P)``)."""
+    size = max(1, min(len(items) // partitions, 1024))
+    batches = [list(items[i : i + size]) for i in range(0, len(items), size)]
+    b = len(batches)
+    return [
+        [x for batch in batches[p * b // partitions : (p + 1) * b // partitions] for x in batch]
+        for p in range(partitions)
+    ]
+
+
+def run_merge_locally(task: MergeTask, classes: tuple[Any, Any]) -> MergeResult:
+    """:func:`run_merge_on_spark` without Spark (a merge replay): the same partitions (:func:`spark_slices`),
+    each reduced in order and pickled as a worker sends it to the driver, which reduces the partitions' digests
+    in partition order (``RDD.reduce``), then the same check."""
+    stream, items = _merge_stream(task)
+    is_compiled = compiled()
+    try:
+        partials = []
+        for part in spark_slices(items, task.partitions):
+            built = list(_build_digests(classes, task.universe_bits, task.eps, task.chunk, part))
+            if built:  # an empty partition sends nothing
+                partials.append(pickle.loads(pickle.dumps(functools.reduce(_merge_pairs, built))))
+        ref, opt, digests = functools.reduce(_merge_pairs, partials)
+        return _checked_against_one_digest(task, stream, items, classes[0], ref, opt, digests, is_compiled)
+    except Exception as exc:  # a broken class: reported like the Spark run's
+        return MergeResult(task, False, f"raised {exc!r}", stream, 0, 0, 0, math.inf, is_compiled)
+
+
+def write_merge_replay(
+    result: MergeResult, reference: Subject, optimized: Subject, directory: str | None = None
+) -> str:
+    """Bring a failed merge run back as a ``python_only: "merge"`` replay file (issue 14 §3); its path ("": the
+    run passes when re-run locally with :func:`run_merge_locally`). The header names the algorithm, both
+    implementations and the :class:`MergeTask` (``merge``); the lines list the partitions, for reading."""
+    from ... import replay
+    from ...recording import registered_header, replay_dir
+
+    task = result.task
+    if run_merge_locally(task, (reference.factory, optimized.factory)).ok:
+        return ""
+    placeholder = next(iter(getattr(optimized.facts, "monoids", None) or ()), "none")  # the registry's listing
+    header = registered_header(optimized, placeholder, f"spark merge seed {task.seed}: {result.detail}")
+    kind = getattr(optimized.facts, "kind", None)
+    header.update(
+        kind=kind.name if kind is not None else "sketch",
+        against=reference.implementation,
+        merge=dataclasses.asdict(task),
+        stream=result.stream,
+    )
+    _, items = _merge_stream(task)
+    rows: list[dict[str, Any]] = []
+    start = 0
+    for number, part in enumerate(spark_slices(items, task.partitions), 1):
+        digests = -(-len(part) // task.chunk)
+        rows.append({"op": "partition", "id": number, "items": [start, start + len(part)], "digests": digests})
+        start += len(part)
+    head = {"op": "hello", "swagkit_replay": replay.VERSION, **header, "python_only": "merge"}
+    return replay._save(directory or replay_dir(), head, rows)
+
+
+def remerge(header: dict[str, Any], say: Callable[[str], None]) -> int:
+    """``swagkit replay`` of a ``python_only: "merge"`` file: the merge run again, locally
+    (:func:`run_merge_locally`) over the registered ``against`` and ``implementation`` classes: 1 while it
+    still fails, 0 once it passes."""
+    from ... import registry
+
+    task = MergeTask(**header["merge"])
+    try:
+        classes = tuple(registry.subject(task.algorithm, str(header[k])).factory for k in ("against", "implementation"))
+    except registry.RegistryError as exc:  # not a failure of the implementation: a usage error (exit 2)
+        raise ValueError(f"the replay file's algorithm is not available here: {exc}") from exc
+    again = run_merge_locally(task, (classes[0], classes[1]))
+    what = f"the merge run ({task.items:,} items on {task.partitions} partitions, seed {task.seed})"
+    if again.ok:
+        say(f"replay: PASS, {what}: the merged digests pass")
+        return 0
+    say(f"replay: FAIL, {what}: {again.detail}")
+    return 1
 
 
 def check_merged(
@@ -566,6 +665,9 @@ def _merge_runs(
                 f'print(run_merge_on_spark(local_session(), {r.task!r}, (Ref, Opt)))"',
                 file=out,
             )
+            path = write_merge_replay(r, reference, optimized)  # the run again on the driver, without Spark
+            if path:
+                print(f"replay: swagkit replay {shlex.quote(path)}", file=out)
     failed = [r for r in results if not r.ok]
     ok = [r for r in results if r.ok]
     worst = max((r.rank_error for r in ok), default=0.0)
