@@ -628,8 +628,9 @@ def impl_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print(f"swagkit verify: {exc}", file=err)
         return 2
     except AssertionError as exc:  # the program died or answered garbage before the first operation
-        print(f"swagkit verify: FAIL: {exc}", file=err)
-        return 2 if isinstance(exc.__cause__, OSError) else 1  # a command that cannot start is a usage error
+        cannot_start = isinstance(exc.__cause__, OSError)  # a command that cannot start is a usage error
+        print(f"swagkit verify: {'' if cannot_start else 'FAIL: '}{exc}", file=err)
+        return 2 if cannot_start else 1
     if problem:
         print(f"swagkit verify: {problem}", file=err)
         return 2
