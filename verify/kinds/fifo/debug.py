@@ -563,26 +563,24 @@ class CheckedNonFifoAggregator(CheckedAggregator):
 
     def handles(self) -> list[Handle]:
         """The live handles, oldest first, compared with the model's."""
-        op = self._begin("handles")
-        got = list(self.inner.handles())
-        if got != self.model.handles():
-            raise self._mismatch(
-                op, f"handles() = {self.labels.repr(got)}, the model's {self.labels.repr(self.model.handles())}"
-            )
-        return got
+        return self._live_handles(self._begin("handles"))
 
     # helpers --------------------------------------------------------------------------------------------------
 
     def _verify_handles(self, op: str) -> None:
         """After a non-FIFO removal the live handles must be the model's: with equal values (every element "a")
         the aggregate cannot tell which element went, the handles can, and the failure names the removal."""
-        if not callable(getattr(self.inner, "handles", None)):
-            return
+        if callable(getattr(self.inner, "handles", None)):
+            self._live_handles(op)
+
+    def _live_handles(self, op: str) -> list[Handle]:
+        """The inner structure's live handles, which must be the model's (a mismatch names ``op``)."""
         got = list(self.inner.handles())
         if got != self.model.handles():
             raise self._mismatch(
                 op, f"handles() = {self.labels.repr(got)}, the model's {self.labels.repr(self.model.handles())}"
             )
+        return got
 
     def _apply(self, ev: tuple[Any, ...]) -> Handle | None:
         kind = ev[0] if isinstance(ev, tuple) and ev else None
