@@ -172,7 +172,7 @@ def test_a_killed_python_worker_is_retried_and_every_seed_counted_once(spark: An
     import os
     import signal
 
-    from swagkit.verify import spark as spark_mod
+    from swagkit.verify.spark import differential as spark_mod
 
     marker = str(tmp_path / "killed-once")
     tasks = make_tasks(["daba_lite", "two_stacks"], ["string_concat", "sum_i64"], seeds=3, steps=200)
@@ -220,7 +220,7 @@ def test_lost_results_are_a_spark_job_error(spark: Any) -> None:
     tasks = make_tasks(["daba_lite"], ["string_concat"], seeds=4, steps=50)
 
     def drops_one(part: Any) -> Any:
-        from swagkit.verify import spark as spark_mod
+        from swagkit.verify.spark import differential as spark_mod
 
         items = [t for t in part if t.seed != 2]
         return spark_mod._run_partition(items)

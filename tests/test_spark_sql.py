@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from swagkit.verify.spark_sql import (
+from swagkit.verify.spark.sql import (
     AGGREGATES,
     FRAME_MODES,
     SEGMENT_TREE_CONF,

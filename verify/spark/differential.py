@@ -8,16 +8,13 @@ exact oracle). :func:`run_task` hands it to the differential runner of the algor
 (``run_task(task)`` is a plain function). Spark only fans the tasks out: :func:`run_on_spark`
 parallelizes them over a local (or any) cluster, so millions of operations are compared in one job.
 
-The embedded default is local Spark (``local[2,4]``: two cores, and a failed task -- a Python worker killed by
-the OOM killer, say -- is retried up to 4 times; plain ``local[N]`` never retries), UI off, loopback only: see
-:func:`local_session`. :func:`run_on_spark` checks that the job accounts for every task exactly once, and
+The session comes from :mod:`.session` (the embedded default: local Spark that retries a failed task).
+:func:`run_on_spark` checks that the job accounts for every task exactly once, and
 raises :class:`SparkJobError` when the job itself failed (a failure of the machinery, not of a verification).
 """
 
 from __future__ import annotations
 
-import os
-import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict
@@ -25,8 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 from swagkit.spec.library import LIBRARY
 
-from . import registry
-from .kinds.differential import MODEL_EVERY, DiffResult, DiffTask
+from .. import registry
+from ..kinds.differential import MODEL_EVERY, DiffResult, DiffTask
+from .session import SparkJobError
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -37,24 +35,12 @@ __all__ = [
     "make_tasks",
     "run_task",
     "run_on_spark",
-    "local_session",
-    "session_for",
     "summarize",
     "differential_algorithms",
-    "SparkJobError",
-    "TASK_RETRIES",
     "MODEL_EVERY",
     "replay_failure",
     "rediff",
 ]
-
-#: how often the embedded local session retries a failed task (``local[N,F]`` allows F failures per task)
-TASK_RETRIES = 4
-
-
-class SparkJobError(RuntimeError):
-    """The Spark job failed or lost results (e.g. a task failed more than ``TASK_RETRIES`` times): the
-    machinery broke, nothing was verified. ``swagkit verify`` exits with status 4 for it."""
 
 
 def differential_algorithms(requested: Sequence[str] | None = None) -> list[str]:
@@ -106,37 +92,6 @@ def run_task(task: DiffTask) -> DiffResult:
 def _run_partition(tasks: Iterable[DiffTask]) -> Iterable[DiffResult]:
     for task in tasks:
         yield run_task(task)
-
-
-def local_session(app_name: str = "swagkit-verify", cores: int = 2, retries: int = TASK_RETRIES) -> SparkSession:
-    """The embedded default: local Spark on loopback with the UI off and small shuffles; a failed task is
-    retried (``local[cores,retries]``)."""
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    from pyspark.sql import SparkSession
-
-    session = (
-        SparkSession.builder.master(f"local[{cores},{retries}]")
-        .appName(app_name)
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", str(cores))
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    return session
-
-
-def session_for(master: str, app_name: str = "swagkit-verify") -> SparkSession:
-    """A session on an explicit master URL (a cluster, or ``local[N]``)."""
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    from pyspark.sql import SparkSession
-
-    session = SparkSession.builder.master(master).appName(app_name).config("spark.ui.enabled", "false").getOrCreate()
-    session.sparkContext.setLogLevel("ERROR")
-    return session
 
 
 def run_on_spark(
@@ -194,8 +149,8 @@ def replay_failure(result: DiffResult, directory: str | None = None, seconds: fl
     decay structure's run, or a protocol kind's failure the trace alone does not show) is written as a
     ``python_only: "diff"`` file (:func:`~swagkit.verify.recording.write_diff`) that re-runs the whole task
     (:func:`rediff`)."""
-    from .recording import PROTOCOL_KINDS, Recorder, registered_header, replay_dir, write_diff
-    from .replay import _pickled
+    from ..recording import PROTOCOL_KINDS, Recorder, registered_header, replay_dir, write_diff
+    from ..replay import _pickled
 
     task = result.task
     info = registry.algorithm(task.algorithm)
@@ -228,8 +183,8 @@ def _protocol_replay(
 ) -> str:
     """The cut and shrunk protocol trace of a fifo/ooo failure (see :func:`replay_failure`); "" when the
     recorded trace passes under the checked wrapper."""
-    from . import impl, replay
-    from .recording import replay_dir, trace_kind, traced
+    from .. import impl, replay
+    from ..recording import replay_dir, trace_kind, traced
 
     monoid = LIBRARY[str(header["monoid"])].factory()
     trial = _Trial(info, reference, optimized, monoid)
@@ -248,7 +203,7 @@ def rediff(header: dict[str, Any], say: Callable[[str], None]) -> int:
     ``implementation`` classes with the recorded parameters: 1 while it still differs, 0 once they agree."""
     from dataclasses import replace
 
-    from .replay import _unpickled
+    from ..replay import _unpickled
 
     task = DiffTask(**header["diff"])
     params = dict(_unpickled(header, "params")) if "params_pickle" in header else None
@@ -279,7 +234,7 @@ class _Trial:
 
     def first_failure(self, calls: list[tuple[str, tuple[Any, ...]]]) -> int | None:
         """The index of the first call that fails (``None``: the trace passes)."""
-        from .recording import Against
+        from ..recording import Against
 
         raw = self.optimized.new(self.monoid)
         against = Against(self.reference.new(self.monoid), self.monoid)
