@@ -97,6 +97,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="skip the differential stage on Spark (reference vs optimized vs model or exact oracle, and the "
         "q-digest merge run; local Spark by default)",
     )
+    v.add_argument(
+        "--spark",
+        action="store_true",
+        help="only the Spark stages, at scale: long traces of every window shape against a fast oracle, for the "
+        "registry's algorithms or --impl/--exec (--spark-ops operations; findings come back as replay files)",
+    )
+    v.add_argument(
+        "--spark-ops",
+        type=int,
+        default=None,
+        metavar="N",
+        help="operations of the Spark scale run (default 1,000,000 in a full run, 10,000,000 with --spark)",
+    )
     v.add_argument("--spark-seeds", type=int, default=2, metavar="N", help="seeded runs per combination on Spark")
     v.add_argument("--spark-steps", type=int, default=1000, metavar="N", help="operations per Spark run")
     v.add_argument(
@@ -255,6 +268,8 @@ def _execute(tasks: Sequence[Task], jobs: int, on_result: Callable[[Result], Non
 
 def verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``swagkit verify``: run the plan, show progress on ``err`` and the summary on ``out``."""
+    if args.spark:
+        return spark_only(args, out, err)
     if args.impl is not None or args.exec_cmd is not None:
         return impl_command(args, out, err)
     planned = plan(args, err)
@@ -409,7 +424,78 @@ def spark_stage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             file=out,
         )
     status = 1 if summary["failures"] else 0
-    return max(status, _kind_stages(args, session, sorted({t.algorithm for t in tasks}, key=algos.index), out, err))
+    status = max(status, _kind_stages(args, session, sorted({t.algorithm for t in tasks}, key=algos.index), out, err))
+    return max(status, _scale(args, algos, out, err))
+
+
+def _spark_session(args: argparse.Namespace) -> Any:
+    from . import spark
+
+    return spark.local_session() if args.spark_master is None else spark.session_for(args.spark_master)
+
+
+def _scale(args: argparse.Namespace, algos: Sequence[str] | None, out: TextIO, err: TextIO) -> int:
+    """The scale stage (:mod:`swagkit.verify.spark.stage`) over the registry's ``algos``."""
+    from .spark import TASK_RETRIES, stage
+
+    ops = args.spark_ops if args.spark_ops is not None else stage.SCALE_OPS if args.spark else stage.SHORT_OPS
+    if ops < 1:
+        print("swagkit verify: --spark-ops must be positive", file=err)
+        return 2
+    implementations = args.implementation if args.spark else None
+    targets = stage.registry_targets(algos, implementations)
+    if not targets:
+        print("spark scale: nothing to run (no algorithm of a kind with trace patterns selected)", file=out)
+        return 0
+    chosen = [m for m in args.monoid if m in LIBRARY or m in stage.REGISTRY_MONOIDS] if args.monoid else None
+    return stage.scale_stage(
+        lambda: _spark_session(args),
+        targets,
+        stage.registry_monoids(chosen),
+        ops,
+        out,
+        err,
+        seed=args.seed,
+        replay_dir=args.replay_dir,
+        master=args.spark_master or f"local[2,{TASK_RETRIES}]",
+    )
+
+
+def spark_only(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``swagkit verify --spark``: the scale run only, for the registry's algorithms or ``--impl``/``--exec``."""
+    from .spark import TASK_RETRIES, stage
+
+    if args.impl is None and args.exec_cmd is None:
+        unknown = [a for a in args.algorithm or () if a not in registry.algorithm_ids()]
+        if unknown:
+            print(f"swagkit verify: unknown algorithm {', '.join(unknown)}", file=err)
+            return 2
+        return _scale(args, args.algorithm, out, err)
+    how, spec = ("exec", args.exec_cmd) if args.exec_cmd is not None else ("impl", args.impl)
+    ops = args.spark_ops if args.spark_ops is not None else stage.SCALE_OPS
+    try:
+        monoids = stage.user_monoids(how, spec, args.kind, args.monoid, args.timeout, args.tolerance)
+        target = stage.user_target(how, spec, args.kind, args.timeout, args.contract, args.tolerance)
+    except (ValueError, KeyError) as exc:
+        print(f"swagkit verify: {exc}", file=err)
+        return 2
+    except AssertionError as exc:  # the program died or answered garbage before the first operation
+        print(f"swagkit verify: FAIL: {exc}", file=err)
+        return 1
+    if ops < 1:
+        print("swagkit verify: --spark-ops must be positive", file=err)
+        return 2
+    return stage.scale_stage(
+        lambda: _spark_session(args),
+        [target],
+        monoids,
+        ops,
+        out,
+        err,
+        seed=args.seed,
+        replay_dir=args.replay_dir,
+        master=args.spark_master or f"local[2,{TASK_RETRIES}]",
+    )
 
 
 def _kind_stages(args: argparse.Namespace, session: Any, algos: Sequence[str], out: TextIO, err: TextIO) -> int:

@@ -10,7 +10,8 @@ paper 004's sketches and time-decayed structures). It owns every face of verific
   against the model (and, when ``facts`` names them, the invariants and budgets) after every operation;
 * ``make_machine`` -- the Hypothesis state machine of one :class:`Subject` over one library monoid;
 * ``diff_runner`` -- the differential (Spark) run of reference against optimized (``None``: the kind has none),
-  and ``spark_stages``, further Spark runs the kind offers (the q-digest merge run of the ``sketch`` kind).
+  and ``spark_stages``, further Spark runs the kind offers (the q-digest merge run of the ``sketch`` kind);
+* ``oracles`` -- the fast oracles the scale run (``swagkit verify --spark``) compares any implementation with.
 
 A kind never reads the registry: what it verifies comes in as a :class:`Subject` (a constructor plus what is
 known about it) and as :class:`AlgorithmFacts` (the registry entry, or nothing), so a user's own class can be
@@ -164,6 +165,9 @@ class Kind:
     spark_stages: tuple[Callable[..., int], ...] = ()
     #: the models of extension groups (``{"handles": OrderedMultisetWindow}``); other operations: ``model``
     group_models: Mapping[str, type] = field(default_factory=dict)
+    #: fast oracles of the scale run (:mod:`swagkit.verify.spark.scale`), best first: verified optimized
+    #: implementations of this kind as ``("MODULE:FACTORY", params)``; a target is never its own oracle
+    oracles: tuple[tuple[str, Mapping[str, Any]], ...] = ()
 
     def __str__(self) -> str:
         return self.name

@@ -70,4 +70,6 @@ KIND = Kind(
     make_machine=make_fifo_machine,
     diff_runner=run_fifo_task,
     group_models={_HANDLES: OrderedMultisetWindow},
+    # DABA Lite: worst-case O(1) ⊗ per operation (000 §5); Two-Stacks Lite when DABA Lite itself is verified
+    oracles=(("swagkit.optimized:DABALite", {}), ("swagkit.optimized:TwoStacksLite", {})),
 )

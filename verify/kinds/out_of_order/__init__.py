@@ -48,4 +48,7 @@ KIND = Kind(
     checked=checked_ooo,
     make_machine=make_ooo_machine,
     diff_runner=run_ooo_task,
+    # FiBA at μ=4 (003's default); at μ=2 when FiBA μ=4 itself is verified (other tree shapes, the same code: the
+    # scale run's sample then judges it by the model and the reference)
+    oracles=(("swagkit.optimized:FiBA", {"min_arity": 4}), ("swagkit.optimized:FiBA", {"min_arity": 2})),
 )

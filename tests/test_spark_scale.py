@@ -1,0 +1,261 @@
+"""The scale run (``swagkit verify --spark``, :mod:`swagkit.verify.spark.scale`): long traces of every window
+shape against a fast oracle, for registered algorithms, a user's Python class and a user's program; findings come
+back shrunk as replay files; a worker killed mid-run loses no seed and counts none twice."""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+import shutil
+import signal
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from swagkit.optimized import TwoStacksLite
+from swagkit.spec.library import LIBRARY
+from swagkit.verify import replay
+from swagkit.verify.cli import main
+from swagkit.verify.spark import scale
+from swagkit.verify.spark.patterns import FIFO_PATTERNS, OOO_PATTERNS, trace, weight
+from swagkit.verify.spark.scale import ScaleTask, Target, lockstep, make_scale_tasks, run_scale, run_scale_task
+
+#: a bug only windows of more than this many values show: beyond the Hypothesis machines' windows (tens of
+#: values), well inside the scale run's (up to 4096)
+BIG = 200
+
+
+class DropsWhenBig:
+    """A user's FIFO aggregator with a planted bug: an insert into a window of exactly :data:`BIG` values is
+    silently dropped (a fixed buffer that is full)."""
+
+    def __init__(self, monoid: Any) -> None:
+        self.inner = TwoStacksLite(monoid)
+
+    def insert(self, value: Any) -> None:
+        if len(self.inner) != BIG:
+            self.inner.insert(value)
+
+    def evict(self) -> None:
+        self.inner.evict()
+
+    def query(self) -> Any:
+        return self.inner.query()
+
+    def __len__(self) -> int:
+        return len(self.inner)
+
+
+class Correct(DropsWhenBig):
+    def insert(self, value: Any) -> None:
+        self.inner.insert(value)
+
+
+# ------------------------------------------------------------------------------------------------ patterns
+
+
+@pytest.mark.parametrize("pattern", FIFO_PATTERNS)
+def test_fifo_traces_stay_within_their_window_and_never_evict_an_empty_one(pattern: str) -> None:
+    for seed in range(3):
+        window = (1, 7, 64)[seed]
+        size = peak = made = 0
+        calls = list(trace("fifo", pattern, random.Random(seed), [1, 2], 5000, window, frozenset({"insert_many"})))
+        for name, args in calls:
+            made += weight((name, args))
+            if name in ("insert", "evict"):
+                size += 1 if name == "insert" else -1
+            elif name in ("insert_many", "evict_many"):
+                size += len(args[0]) if name == "insert_many" else -args[0]
+            assert 0 <= size <= window, (pattern, seed, name)
+            peak = max(peak, size)
+        assert 5000 <= made < 5000 + window + 1  # the length counts operations, a bulk call as its elements
+        assert peak == window or pattern in ("see_saw", "bursts", "bulk")  # the shaped ones fill it exactly
+
+
+@pytest.mark.parametrize("pattern", OOO_PATTERNS)
+def test_out_of_order_traces_keep_bulk_inserts_sorted_and_mix_operations(pattern: str) -> None:
+    offered = frozenset({"bulk_insert", "range_query"})
+    calls = list(trace("ooo", pattern, random.Random(1), ["a"], 4000, 64, offered))
+    names = {name for name, _ in calls}
+    assert {"insert", "query", "bulk_evict"} <= names
+    for name, args in calls:
+        if name == "bulk_insert":
+            times = [t for t, _ in args[0]]
+            assert times == sorted(times)
+    times = [args[0] for name, args in calls if name == "insert"]
+    late = sum(1 for a, b in zip(times, times[1:]) if b < a)
+    assert (late == 0) == (pattern == "in_order")  # out-of-order distance 0 only in order
+
+
+# ---------------------------------------------------------------------------------------------- one task
+
+
+def test_registered_tasks_agree_with_the_oracle_and_rerun_identically() -> None:
+    for algorithm, monoid in (("daba", "string_concat"), ("fiba", "affine_int"), ("slickdeque_noninv", "argmax")):
+        task = ScaleTask(Target("registry", algorithm), monoid, seed=3, operations=30_000, trace_length=5_000)
+        first, second = run_scale_task(task), run_scale_task(task)
+        assert first.finding is None, first.finding
+        assert first.operations >= 30_000 and first.traces == 6 and first.sampled > 0
+        assert (first.operations, first.traces, first.sampled) == (second.operations, second.traces, second.sampled)
+
+
+def test_the_oracle_is_never_the_target_itself() -> None:
+    daba_lite = scale._built(Target("registry", "daba_lite"))
+    daba = scale._built(Target("registry", "daba"))
+    fiba = scale._built(Target("registry", "fiba"))
+    fiba2 = scale._built(Target("registry", "fiba_mu2"))
+    monoid = LIBRARY["sum_i64"].factory()
+    assert type(daba_lite.oracle(monoid)).__name__ == "TwoStacksLite"  # type: ignore[misc]
+    assert type(daba.oracle(monoid)).__name__ == "DABALite"  # type: ignore[misc]
+    assert fiba.oracle(monoid).min_arity == 2 and fiba2.oracle(monoid).min_arity == 4  # type: ignore[misc]
+
+
+def test_lockstep_reports_a_wrong_answer_a_crash_and_a_refusal_mismatch() -> None:
+    m = LIBRARY["string_concat"].factory()
+    calls = [("insert", ("a",)), ("insert", ("b",)), ("query", ()), ("evict", ()), ("evict", ()), ("evict", ())]
+
+    class Wrong(Correct):
+        def query(self) -> Any:
+            return super().query()[::-1]
+
+    class Crashes(Correct):
+        def evict(self) -> None:
+            if len(self.inner) == 1:
+                raise RuntimeError("boom")
+            super().evict()
+
+    class NoRefusal(Correct):
+        def evict(self) -> None:
+            if len(self.inner):
+                super().evict()
+
+    assert lockstep(Correct(m), TwoStacksLite(m), calls, m) is None
+    wrong = lockstep(Wrong(m), TwoStacksLite(m), calls, m)
+    assert wrong is not None and wrong.step == 2 and "answered 'ba', the oracle 'ab'" in wrong.detail
+    crash = lockstep(Crashes(m), TwoStacksLite(m), calls, m)
+    assert crash is not None and crash.step == 4 and "RuntimeError('boom')" in crash.detail
+    silent = lockstep(NoRefusal(m), TwoStacksLite(m), calls, m)
+    assert silent is not None and silent.step == 5 and "the oracle raised EmptyWindowError" in silent.detail
+
+
+def test_a_bug_only_big_windows_show_is_found_shrunk_and_replayed(tmp_path: Path) -> None:
+    target = Target("impl", f"{__name__}:DropsWhenBig", "fifo", paths=(str(Path(__file__).parent),))
+    task = ScaleTask(target, "string_concat", seed=0, operations=100_000, trace_length=5_000)
+    result = run_scale_task(task)
+    finding = result.finding
+    assert finding is not None and finding.window > BIG, result
+    path = scale.replay_finding(result, str(tmp_path), seconds=20)
+    header, ops = replay.read(path)
+    assert header["impl"] == target.spec and header["spark"]["seed"] == 0
+    inserts = sum(1 for op in ops if op["op"] == "insert")
+    assert BIG + 1 <= inserts and len(ops) <= inserts + 4  # shrunk to the inserts that fill it, and the symptom
+    out = io.StringIO()
+    assert replay.run(path, out=out) == 1, out.getvalue()  # swagkit replay still fails it (the model's answers)
+    assert replay.run(path, impl=f"{__name__}:Correct", out=io.StringIO()) == 0  # and the fixed class passes
+
+
+# ------------------------------------------------------------------------------------------------ --exec
+
+
+@pytest.fixture(scope="module")
+def c_program(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    if shutil.which("cc") is None:
+        pytest.skip("no C compiler")
+    import subprocess
+
+    source = Path(__file__).parent / "protocol" / "daba_lite.c"
+    out = tmp_path_factory.mktemp("scale_c")
+
+    def build(flag: str) -> str:
+        exe = out / f"daba_lite{flag.lower()}"
+        if not exe.exists():
+            cmd = ["cc", "-O2", "-std=c99", "-D_POSIX_C_SOURCE=200809L", *([f"-D{flag}"] if flag else [])]
+            subprocess.run([*cmd, "-o", str(exe), str(source)], check=True)
+        return str(exe)
+
+    return build
+
+
+def test_a_program_is_driven_by_one_long_lived_process_and_a_crash_is_a_finding(c_program: Any) -> None:
+    good = ScaleTask(Target("exec", c_program(""), "fifo"), "affine_int", seed=1, operations=20_000, trace_length=4_000)
+    result = run_scale_task(good)
+    assert result.finding is None and result.operations >= 20_000, result.finding
+    assert len([k for k in scale._EXEC if k[0] == c_program("")]) == 1  # one process served every trace
+    crash = Target("exec", c_program("BUG_CRASH_AT_64"), "fifo")
+    found = run_scale_task(ScaleTask(crash, "max_i64", seed=1, operations=40_000, trace_length=4_000))
+    assert found.finding is not None and found.finding.trace >= 0
+    assert "exited" in found.finding.detail or "died" in found.finding.detail, found.finding.detail
+    # the next seed gets a fresh process: the crash is the program's finding, not a broken worker
+    again = run_scale_task(ScaleTask(crash, "max_i64", seed=2, operations=40_000, trace_length=4_000))
+    assert again.finding is not None and again.operations > 0
+
+
+# ------------------------------------------------------------------------------------------------ on Spark
+
+
+@pytest.mark.spark
+def test_a_killed_worker_is_retried_and_every_seed_is_counted_once(spark: Any, tmp_path: Path) -> None:
+    tasks = make_scale_tasks(
+        [Target("registry", "daba_lite"), Target("registry", "fiba")],
+        ["sum_i64"],
+        80_000,
+        per_task=10_000,
+        trace_length=2_000,
+    )
+    assert len(tasks) == 8
+    marker = str(tmp_path / "killed")
+
+    def kills_seed_5_once(part: Any) -> Any:
+        items = list(part)
+        if any(t.seed == 5 for t in items):
+            try:
+                fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            except FileExistsError:
+                pass
+            else:  # the first attempt dies half-way through its seed
+                os.close(fd)
+                os.kill(os.getpid(), signal.SIGKILL)
+        return scale._run_partition(items)
+
+    seen: list[tuple[int, int]] = []
+    results = run_scale(
+        spark, tasks, progress=lambda p: seen.append((p.done, p.operations)), every=0.2, run_partition=kills_seed_5_once
+    )
+    assert os.path.exists(marker), "the fault was not injected"
+    assert [r.task for r in results] == tasks  # every seed exactly once, in order
+    assert all(r.finding is None for r in results)
+    assert [r.attempt > 0 for r in results] == [t.seed == 5 for t in tasks]  # only the killed seed was rerun
+    assert seen[-1] == (8, sum(r.operations for r in results))  # the display's totals end at the results'
+
+
+@pytest.mark.spark
+def test_the_cli_runs_registered_algorithms_and_a_users_class_at_scale(spark: Any, tmp_path: Path) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        ok = main(["verify", "--spark", "--algorithm", "daba_lite", "fiba", "--spark-ops", "60000"])
+    assert ok == 0, out.getvalue()
+    assert "OK: spark scale" in out.getvalue() and "per core" in out.getvalue()
+    assert "seeds" in err.getvalue()  # the progress display
+    out = io.StringIO()
+    with redirect_stdout(out), redirect_stderr(io.StringIO()):
+        found = main(
+            [
+                "verify",
+                "--spark",
+                "--impl",
+                f"{__name__}:DropsWhenBig",
+                "--monoid",
+                "string_concat",
+                "--spark-ops",
+                "200000",
+                "--replay-dir",
+                str(tmp_path),
+            ]
+        )
+    text = out.getvalue()
+    assert found == 1 and "SPARK FINDING" in text and "replay: swagkit replay" in text, text
+    path = text.split("replay: swagkit replay ", 1)[1].split()[0]
+    assert main(["replay", path]) == 1
