@@ -428,74 +428,22 @@ def spark_stage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return max(status, _scale(args, algos, out, err))
 
 
-def _spark_session(args: argparse.Namespace) -> Any:
-    from . import spark
-
-    return spark.local_session() if args.spark_master is None else spark.session_for(args.spark_master)
-
-
 def _scale(args: argparse.Namespace, algos: Sequence[str] | None, out: TextIO, err: TextIO) -> int:
-    """The scale stage (:mod:`swagkit.verify.spark.stage`) over the registry's ``algos``."""
-    from .spark import TASK_RETRIES, stage
+    """The scale stage over the registry's ``algos`` (:mod:`swagkit.verify.spark.stage`)."""
+    from .spark import stage
 
-    ops = args.spark_ops if args.spark_ops is not None else stage.SCALE_OPS if args.spark else stage.SHORT_OPS
-    if ops < 1:
-        print("swagkit verify: --spark-ops must be positive", file=err)
-        return 2
-    implementations = args.implementation if args.spark else None
-    targets = stage.registry_targets(algos, implementations)
-    if not targets:
-        print("spark scale: nothing to run (no algorithm of a kind with trace patterns selected)", file=out)
-        return 0
-    chosen = [m for m in args.monoid if m in LIBRARY or m in stage.REGISTRY_MONOIDS] if args.monoid else None
-    return stage.scale_stage(
-        lambda: _spark_session(args),
-        targets,
-        stage.registry_monoids(chosen),
-        ops,
-        out,
-        err,
-        seed=args.seed,
-        replay_dir=args.replay_dir,
-        master=args.spark_master or f"local[2,{TASK_RETRIES}]",
-    )
+    return stage.from_args(args, out, err, algos)
 
 
 def spark_only(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``swagkit verify --spark``: the scale run only, for the registry's algorithms or ``--impl``/``--exec``."""
-    from .spark import TASK_RETRIES, stage
+    from .spark import stage
 
-    if args.impl is None and args.exec_cmd is None:
-        unknown = [a for a in args.algorithm or () if a not in registry.algorithm_ids()]
-        if unknown:
-            print(f"swagkit verify: unknown algorithm {', '.join(unknown)}", file=err)
-            return 2
-        return _scale(args, args.algorithm, out, err)
-    how, spec = ("exec", args.exec_cmd) if args.exec_cmd is not None else ("impl", args.impl)
-    ops = args.spark_ops if args.spark_ops is not None else stage.SCALE_OPS
-    try:
-        monoids = stage.user_monoids(how, spec, args.kind, args.monoid, args.timeout, args.tolerance)
-        target = stage.user_target(how, spec, args.kind, args.timeout, args.contract, args.tolerance)
-    except (ValueError, KeyError) as exc:
-        print(f"swagkit verify: {exc}", file=err)
+    unknown = [a for a in args.algorithm or () if a not in registry.algorithm_ids()]
+    if unknown:
+        print(f"swagkit verify: unknown algorithm {', '.join(unknown)}", file=err)
         return 2
-    except AssertionError as exc:  # the program died or answered garbage before the first operation
-        print(f"swagkit verify: FAIL: {exc}", file=err)
-        return 1
-    if ops < 1:
-        print("swagkit verify: --spark-ops must be positive", file=err)
-        return 2
-    return stage.scale_stage(
-        lambda: _spark_session(args),
-        [target],
-        monoids,
-        ops,
-        out,
-        err,
-        seed=args.seed,
-        replay_dir=args.replay_dir,
-        master=args.spark_master or f"local[2,{TASK_RETRIES}]",
-    )
+    return stage.from_args(args, out, err, args.algorithm)
 
 
 def _kind_stages(args: argparse.Namespace, session: Any, algos: Sequence[str], out: TextIO, err: TextIO) -> int:

@@ -8,6 +8,7 @@ or for ``--exec CMD``. Exit status: 0 all agreed, 1 a finding (each with a repla
 
 from __future__ import annotations
 
+import argparse
 import os
 import shlex
 import sys
@@ -72,15 +73,28 @@ def registry_pace(target: Target) -> float:
 
 
 def registry_monoids(chosen: Sequence[str] | None) -> Callable[[Target], list[str]]:
+    """A registered target's monoids: those of ``chosen`` (default :data:`REGISTRY_MONOIDS`) it supports; a
+    structure that takes no monoid runs once, under its placeholder."""
     from .. import impl, registry
 
     def monoids(target: Target) -> list[str]:
         info = registry.algorithm(target.spec)
-        if info.monoids is not None:  # a structure that takes no monoid: its placeholder, once
+        if info.monoids is not None:
             return list(info.monoids)
-        return [m for m in (chosen or REGISTRY_MONOIDS) if info.supports(impl.resolve_monoid(m).factory())]
+        known = [m for m in (chosen or REGISTRY_MONOIDS) if _resolves(m)]
+        return [m for m in known if info.supports(impl.resolve_monoid(m).factory())]
 
     return monoids
+
+
+def _resolves(monoid_id: str) -> bool:
+    from .. import impl
+
+    try:
+        impl.resolve_monoid(monoid_id)
+    except (ValueError, KeyError):
+        return False
+    return True
 
 
 def user_target(
@@ -126,6 +140,48 @@ def user_monoids(
         impl.resolve_monoid(m, tolerance=tolerance)
     impl.load(spec)
     return monoids
+
+
+def from_args(args: argparse.Namespace, out: TextIO, err: TextIO, algorithms: Sequence[str] | None) -> int:
+    """The scale stage as ``swagkit verify``'s arguments ask: ``--impl``/``--exec`` (only with ``--spark``), else
+    the registry's ``algorithms`` (``--implementation`` too with ``--spark``; ``--monoid`` narrows the monoids);
+    ``--spark-ops`` operations (default :data:`SCALE_OPS` with ``--spark``, :data:`SHORT_OPS` otherwise)."""
+    from .session import TASK_RETRIES, local_session, session_for
+
+    ops = args.spark_ops if args.spark_ops is not None else SCALE_OPS if args.spark else SHORT_OPS
+    if ops < 1:
+        print("swagkit verify: --spark-ops must be positive", file=err)
+        return 2
+    monoids: Sequence[str] | Callable[[Target], Sequence[str]]
+    if args.spark and (args.impl is not None or args.exec_cmd is not None):
+        how, spec = ("exec", args.exec_cmd) if args.exec_cmd is not None else ("impl", args.impl)
+        try:
+            monoids = user_monoids(how, spec, args.kind, args.monoid, args.timeout, args.tolerance)
+            targets = [user_target(how, spec, args.kind, args.timeout, args.contract, args.tolerance)]
+        except (ValueError, KeyError) as exc:
+            print(f"swagkit verify: {exc}", file=err)
+            return 2
+        except AssertionError as exc:  # the program died or answered garbage before the first operation
+            print(f"swagkit verify: FAIL: {exc}", file=err)
+            return 1
+    else:
+        targets = registry_targets(algorithms, args.implementation if args.spark else None)
+        if not targets:
+            print("spark scale: nothing to run (no algorithm of a kind with trace patterns selected)", file=out)
+            return 0
+        monoids = registry_monoids(args.monoid)
+    master = args.spark_master
+    return scale_stage(
+        lambda: local_session() if master is None else session_for(master),
+        targets,
+        monoids,
+        ops,
+        out,
+        err,
+        seed=args.seed,
+        replay_dir=args.replay_dir,
+        master=master or f"local[2,{TASK_RETRIES}]",
+    )
 
 
 def scale_stage(
