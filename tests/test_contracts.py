@@ -164,3 +164,18 @@ def test_the_answer_loop_erratum_is_caught_by_the_generic_machine_at_defaults() 
     plain = registry.algorithm("slickdeque_noninv")
     quiet = Subject("planted_paper_answer_loop", PaperAnswerLoop, plain.params, facts=plain)
     run_machine_class(plain.kind.make_machine(quiet, "argmax", DEFAULT_MAX_WINDOW), 4, 20, 0)
+
+
+@pytest.mark.once
+def test_contract_admits_exactly_the_traces_its_machine_may_make() -> None:
+    i, e, q = ("insert", (1,)), ("evict", ()), ("query", ())
+    rolling = parse("capacity=3,no-evict-before-full,no-empty-ops")
+    assert rolling.admits([i, i, i, e, i, i, q])  # drain one, refill: the capacity holds the size at 3
+    assert not rolling.admits([i, i, e])  # an evict before the window is full
+    assert not rolling.admits([q])  # a query on an empty window
+    assert not rolling.admits([i, i, i, e, e, e])  # drained to empty
+    assert rolling.admits([i, i, i, ("evict_many", (2,))]) and not rolling.admits([i, i, i, ("evict_many", (3,))])
+    static = parse("capacity=2,static")
+    assert static.admits([i, i, i, q]) and not static.admits([i, e])
+    assert UNRESTRICTED.admits([e, i, e, q])  # evicting an empty window is a defined misuse (refused)
+    assert not parse("no-empty-ops").admits([e])  # not once the window promises never to be empty

@@ -259,3 +259,24 @@ def test_the_cli_runs_registered_algorithms_and_a_users_class_at_scale(spark: An
     assert found == 1 and "SPARK FINDING" in text and "replay: swagkit replay" in text, text
     path = text.split("replay: swagkit replay ", 1)[1].split()[0]
     assert main(["replay", path]) == 1
+
+
+def test_a_contract_is_kept_while_shrinking_and_rollings_max_bug_is_found(tmp_path: Path) -> None:
+    """PyPI ``rolling`` 0.5.0's ``Max`` inside its own contract (capacity 3, evicts only drain a full window, never
+    empty): the scale run finds the drain-and-refill bug tests/test_outside.py documents, and the shrunk trace
+    stays inside the contract (a shrinker free to leave it would end at a query on an empty window, which
+    ``rolling`` may refuse any way it likes)."""
+    pytest.importorskip("rolling")
+    from swagkit.verify.kinds.fifo.contract import Contract
+
+    contract = "capacity=3,no-evict-before-full,no-empty-ops"
+    tests = str(Path(__file__).parent)
+    target = Target("impl", "outside.rolling_adapter:rolling_max", "fifo", paths=(tests,), contract=contract)
+    result = run_scale_task(ScaleTask(target, "max_i64", seed=0, operations=50_000, trace_length=5_000))
+    assert result.finding is not None and result.finding.pattern == "static", result
+    path = scale.replay_finding(result, str(tmp_path), seconds=20)
+    header, ops = replay.read(path)
+    calls = [replay.decode_call("fifo", "max_i64", op) for op in ops]
+    assert Contract.of(header["contract"]) == Contract.of(contract) and Contract.of(contract).admits(calls)
+    assert len(calls) <= 10 and calls[-1][0] == "query"
+    assert replay.run(path, out=io.StringIO()) == 1

@@ -638,6 +638,8 @@ def replay_finding(result: ScaleResult, directory: str | None = None, seconds: f
     calls = list(_calls(plan, built.protocol_kind, values, offered, contract))
 
     def fails(cs: list[tuple[str, tuple[Any, ...]]]) -> bool:
+        if contract is not None and not contract.admits(cs):  # shrinking must not leave the window's contract
+            return False
         found = lockstep(built.new(monoid), _oracle_for(built, monoid, contract), cs, monoid)
         return found is not None or _sample_all(built, monoid, cs)
 

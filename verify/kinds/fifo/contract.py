@@ -14,7 +14,7 @@ within its contract without false positives. The default is the unrestricted FIF
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -79,6 +79,27 @@ class Contract:
     def queryable(self, n: int) -> bool:
         """Whether the window may be queried at size ``n``."""
         return self.empty_ops or n > 0
+
+    def admits(self, calls: Iterable[tuple[str, tuple[Any, ...]]]) -> bool:
+        """Whether FIFO calls ``(name, args)`` stay inside the contract, as its machine's do: evicts only where
+        :meth:`evictable` (or beyond the size, where that is a defined :attr:`misuse`), queries only where
+        :meth:`queryable`, the size held at the capacity (a shrunk trace must not leave the contract to fail)."""
+        n, draining = 0, False
+        for name, args in calls:
+            if name in ("insert", "insert_many"):
+                n += 1 if name == "insert" else len(args[0])
+                n = min(n, self.capacity) if self.capacity is not None else n
+                draining = False
+            elif name in ("evict", "evict_many"):
+                k = 1 if name == "evict" else int(args[0])
+                if k > self.evictable(n, draining):
+                    if self.misuse and k > n:  # a defined misuse: refused (EmptyWindowError), nothing changes
+                        continue
+                    return False
+                n, draining = n - k, True
+            elif name.startswith("query") and not self.queryable(n):
+                return False
+        return True
 
     def as_dict(self) -> dict[str, Any]:
         """The fields that differ from the default (a replay header's ``"contract"``)."""
