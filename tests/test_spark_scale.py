@@ -19,9 +19,10 @@ from swagkit.optimized import TwoStacksLite
 from swagkit.spec.library import LIBRARY
 from swagkit.verify import replay
 from swagkit.verify.cli import main
-from swagkit.verify.spark import scale
+from swagkit.verify.spark import scale_job, scale_target
 from swagkit.verify.spark.patterns import FIFO_PATTERNS, OOO_PATTERNS, trace, weight
-from swagkit.verify.spark.scale import ScaleTask, Target, lockstep, make_scale_tasks, run_scale, run_scale_task
+from swagkit.verify.spark.scale import ScaleTask, Target, lockstep, make_scale_tasks, run_scale_task
+from swagkit.verify.spark.scale_job import replay_finding, run_scale
 
 #: a bug only windows of more than this many values show: beyond the Hypothesis machines' windows (tens of
 #: values), well inside the scale run's (up to 4096)
@@ -103,10 +104,10 @@ def test_registered_tasks_agree_with_the_oracle_and_rerun_identically() -> None:
 
 
 def test_the_oracle_is_never_the_target_itself() -> None:
-    daba_lite = scale._built(Target("registry", "daba_lite"))
-    daba = scale._built(Target("registry", "daba"))
-    fiba = scale._built(Target("registry", "fiba"))
-    fiba2 = scale._built(Target("registry", "fiba_mu2"))
+    daba_lite = scale_target.resolve(Target("registry", "daba_lite"))
+    daba = scale_target.resolve(Target("registry", "daba"))
+    fiba = scale_target.resolve(Target("registry", "fiba"))
+    fiba2 = scale_target.resolve(Target("registry", "fiba_mu2"))
     monoid = LIBRARY["sum_i64"].factory()
     assert type(daba_lite.oracle(monoid)).__name__ == "TwoStacksLite"  # type: ignore[misc]
     assert type(daba.oracle(monoid)).__name__ == "DABALite"  # type: ignore[misc]
@@ -147,7 +148,7 @@ def test_a_bug_only_big_windows_show_is_found_shrunk_and_replayed(tmp_path: Path
     result = run_scale_task(task)
     finding = result.finding
     assert finding is not None and finding.window > BIG, result
-    path = scale.replay_finding(result, str(tmp_path), seconds=20)
+    path = replay_finding(result, str(tmp_path), seconds=20)
     header, ops = replay.read(path)
     assert header["impl"] == target.spec and header["spark"]["seed"] == 0
     inserts = sum(1 for op in ops if op["op"] == "insert")
@@ -183,7 +184,7 @@ def test_a_program_is_driven_by_one_long_lived_process_and_a_crash_is_a_finding(
     good = ScaleTask(Target("exec", c_program(""), "fifo"), "affine_int", seed=1, operations=20_000, trace_length=4_000)
     result = run_scale_task(good)
     assert result.finding is None and result.operations >= 20_000, result.finding
-    assert len([k for k in scale._EXEC if k[0] == c_program("")]) == 1  # one process served every trace
+    assert len([k for k in scale_target.EXEC if k[0] == c_program("")]) == 1  # one process served every trace
     crash = Target("exec", c_program("BUG_CRASH_AT_64"), "fifo")
     found = run_scale_task(ScaleTask(crash, "max_i64", seed=1, operations=40_000, trace_length=4_000))
     assert found.finding is not None and found.finding.trace >= 0
@@ -218,7 +219,7 @@ def test_a_killed_worker_is_retried_and_every_seed_is_counted_once(spark: Any, t
             else:  # the first attempt dies half-way through its seed
                 os.close(fd)
                 os.kill(os.getpid(), signal.SIGKILL)
-        return scale._run_partition(items)
+        return scale_job._run_partition(items)
 
     seen: list[tuple[int, int]] = []
     results = run_scale(
@@ -274,7 +275,7 @@ def test_a_contract_is_kept_while_shrinking_and_rollings_max_bug_is_found(tmp_pa
     target = Target("impl", "outside.rolling_adapter:rolling_max", "fifo", paths=(tests,), contract=contract)
     result = run_scale_task(ScaleTask(target, "max_i64", seed=0, operations=50_000, trace_length=5_000))
     assert result.finding is not None and result.finding.pattern == "static", result
-    path = scale.replay_finding(result, str(tmp_path), seconds=20)
+    path = replay_finding(result, str(tmp_path), seconds=20)
     header, ops = replay.read(path)
     calls = [replay.decode_call("fifo", "max_i64", op) for op in ops]
     assert Contract.of(header["contract"]) == Contract.of(contract) and Contract.of(contract).admits(calls)

@@ -16,7 +16,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
-from .scale import Progress, ScaleResult, Target, make_scale_tasks, replay_finding, run_scale
+from .scale import ScaleResult, Target, make_scale_tasks
+from .scale_job import Progress, replay_finding, run_scale
 
 __all__ = [
     "SHORT_OPS",
