@@ -1,7 +1,7 @@
 """What a scale run verifies, resolved in the process that runs it (a Spark worker, or the driver re-running a
 finding): the :class:`Target`, its kind, a constructor, the fast oracle, the monoid and a pool of input values.
 
-A worker resolves a target once (:func:`built` caches it per process): the class imported, the ``--exec`` program
+A worker resolves a target once (:func:`resolve` caches it per process): the class imported, the ``--exec`` program
 started (one long-lived process per worker, restarted when it died), the oracle picked from the kind's
 ``oracles`` -- the first that is not the target itself.
 """
