@@ -21,7 +21,8 @@ from typing import Any
 import swagkit.optimized as opt
 import swagkit.reference as ref
 from swagkit.spec.decay import PolynomialDecay
-from swagkit.spec.decay.streams import Arrival, generate
+from swagkit.spec.decay.streams import generate
+from swagkit.verify.bench.exp004 import feed
 
 
 def rate(run: Callable[[], None], n: int, repeat: int = 3) -> float:
@@ -32,27 +33,6 @@ def rate(run: Callable[[], None], n: int, repeat: int = 3) -> float:
         run()
         best = min(best, time.perf_counter() - t0)
     return n / best
-
-
-def feed(factory: Callable[[], Any], arrivals: list[Arrival], values: bool = True) -> Callable[[], None]:
-    def run() -> None:
-        s = factory()
-        adv, ins = s.advance, s.insert
-        now = 0
-        if values:
-            for a in arrivals:
-                if a.now != now:
-                    adv(a.now)
-                    now = a.now
-                ins(a.value, a.timestamp)
-        else:
-            for a in arrivals:
-                if a.now != now:
-                    adv(a.now)
-                    now = a.now
-                ins(a.timestamp)
-
-    return run
 
 
 def main() -> None:

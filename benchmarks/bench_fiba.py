@@ -26,62 +26,25 @@ implementation (checked on one configuration below), so the compiled one is used
 from __future__ import annotations
 
 import argparse
-import array
-import gc
 import math
 import statistics
 import sys
-import time
-from collections.abc import Callable, Sequence
-from typing import Any
 
 import swagkit.optimized as opt
-import swagkit.reference as ref
-from swagkit.spec.library import sum_f64, sum_i64
+from swagkit.verify.bench.exp003 import (
+    MU,
+    Stream,
+    bulk_round_us,
+    check_counts_match_reference,
+    evict_work,
+    insert_work,
+)
+from swagkit.verify.bench.timing import fit, paired, powers
 
 FIBA_COMPILED = opt.FiBA.__module__ == "swagkit.optimized._fiba"
-MU = 4
-
-
-def fit(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float, float]:
-    """Least-squares line ``y = a + b·x``: (slope b, intercept a, R²)."""
-    n = len(xs)
-    mx, my = sum(xs) / n, sum(ys) / n
-    sxx = sum((x - mx) ** 2 for x in xs)
-    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
-    b = sxy / sxx if sxx else 0.0
-    a = my - b * mx
-    ss_tot = sum((y - my) ** 2 for y in ys)
-    ss_res = sum((y - a - b * x) ** 2 for x, y in zip(xs, ys))
-    return b, a, (1 - ss_res / ss_tot) if ss_tot else 1.0
-
-
-def powers(lo: int, hi: int, step: int = 2) -> list[int]:
-    return [1 << k for k in range(lo, hi + 1, step)]
-
-
-def build(cls: Any, n: int, spacing: int = 1) -> Any:
-    f = cls(sum_i64(), MU)
-    f.bulk_insert([(t * spacing, 1) for t in range(n)])
-    return f
 
 
 # --------------------------------------------------------------------------------------------- 1. bulk evict
-
-
-def evict_work(cls: Any, n: int, m: int, reps: int) -> tuple[float, float]:
-    """Average (⊗, node visits) of ``bulk_evict`` of the m oldest in a steady state of window n."""
-    f = build(cls, n)
-    nxt = n
-    comb = touched = 0
-    for _ in range(reps):
-        c0, t0 = f.combine_count, f.touched_count
-        assert f.bulk_evict(f.oldest() + m - 1) == m
-        comb += f.combine_count - c0
-        touched += f.touched_count - t0
-        f.bulk_insert([(t, 1) for t in range(nxt, nxt + m)])
-        nxt += m
-    return comb / reps, touched / reps
 
 
 def bench_bulk_evict(ns: list[int], reps: int) -> dict[str, float]:
@@ -134,17 +97,6 @@ def bench_bulk_evict(ns: list[int], reps: int) -> dict[str, float]:
 # --------------------------------------------------------------------------------------------- 2. bulk insert
 
 
-def insert_work(cls: Any, n: int, m: int, d: int) -> tuple[int, int]:
-    """(⊗, node visits) of one bulk_insert of m keys filling the gap with exactly d younger entries."""
-    spacing = m + 1
-    f = build(cls, n, spacing)
-    lo = (n - d - 1) * spacing
-    bulk = [(lo + 1 + j, 1) for j in range(m)]
-    c0, t0 = f.combine_count, f.touched_count
-    f.bulk_insert(bulk)
-    return f.combine_count - c0, f.touched_count - t0
-
-
 def bench_bulk_insert(ns: list[int], m_values: list[int]) -> dict[str, float]:
     print("\n== 2. one bulk_insert of m keys at out-of-order distance d (all in one gap), μ = 4 ==")
     out: dict[str, float] = {}
@@ -184,79 +136,19 @@ def bench_bulk_insert(ns: list[int], m_values: list[int]) -> dict[str, float]:
 # --------------------------------------------------------------------------------------------- 3. throughput
 
 
-def paired(base: Callable[[], float], other: Callable[[], float], repeat: int) -> tuple[float, float, float]:
-    """Run ``base`` and ``other`` alternately ``repeat`` times (each returns a rate): (best base rate, best other
-    rate, median of the per-pair ratios other/base). On a shared machine the load drifts during a run; a pair is
-    measured under nearly the same load, so the median paired ratio is the steadier number."""
-    bs, os_, ratios = [], [], []
-    for _ in range(repeat):
-        gc.collect()
-        b = base()
-        gc.collect()
-        o = other()
-        bs.append(b)
-        os_.append(o)
-        ratios.append(o / b)
-    return max(bs), max(os_), statistics.median(ratios)
-
-
 def bench_throughput(repeat: int, items: int, calls: int) -> dict[str, float]:
     print(
         "\n== 3. in-order throughput, float64 sum: evict + insert + query per item; FiBA and DABA Lite run "
         f"alternately, {repeat} pairs: best rates, and the median of the paired ratios =="
     )
     window = 1 << 14
-    values = array.array("d", [((i * 7919) % 1000) / 7.0 for i in range(items + window + calls)])
-    times = array.array("d", range(len(values)))
-    # the drivers' inputs are made once, outside the timed calls: copying them (8 MB each) inside would time
-    # the allocator and the page faults of fresh memory, not the algorithms (FiBA reads two arrays, DABA one)
-    driver_values, driver_times = values[:items], times[:items]
-
-    def daba_driver(w: int) -> Callable[[], float]:
-        def run() -> float:
-            t = time.perf_counter()
-            opt.window_array(opt.DABALite, sum_f64(), driver_values, w)
-            return items / (time.perf_counter() - t)
-
-        return run
-
-    def fiba_driver(mu: int, w: int) -> Callable[[], float]:
-        def run() -> float:
-            f = opt.FiBA(sum_f64(), mu)
-            t = time.perf_counter()
-            f.slide(driver_times, driver_values, w)
-            return items / (time.perf_counter() - t)
-
-        return run
-
-    def daba_calls() -> float:
-        a = opt.DABALite(sum_f64())
-        a.insert_many(values[:window])
-        ev, ins, q = a.evict, a.insert, a.query
-        xs = values[window : window + calls]
-        t = time.perf_counter()
-        for v in xs:
-            ev()
-            ins(v)
-            q()
-        return calls / (time.perf_counter() - t)
-
-    def fiba_calls(mu: int) -> Callable[[], float]:
-        def run() -> float:
-            f = opt.FiBA(sum_f64(), mu)
-            f.bulk_insert(zip(range(window), values[:window]))
-            ev, ins, q = f.evict, f.insert, f.query
-            xs = values[window : window + calls]
-            i = window
-            t = time.perf_counter()
-            for v in xs:
-                ev()
-                ins(i, v)
-                q()
-                i += 1
-            return calls / (time.perf_counter() - t)
-
-        return run
+    stream = Stream(items, calls, window)
+    daba_driver, fiba_driver, daba_calls, fiba_calls = (
+        stream.daba_driver,
+        stream.fiba_driver,
+        stream.daba_calls,
+        stream.fiba_calls,
+    )
 
     out: dict[str, float] = {}
     print(f"window 2^14{'':<15}{'array driver':>14}{'median ratio':>14}{'per-call loop':>16}{'median ratio':>14}")
@@ -290,38 +182,11 @@ def bench_bulk_vs_loop(repeat: int, rounds: int) -> dict[str, float]:
     print(f"{'m':>6} {'d':>6} {'native µs/round':>16} {'loop µs/round':>14} {'speedup':>8}")
     for d in (0, 1024):
         for m in (1, 4, 16, 64, 256, 1024, 4096):
-            spacing = m + 1
-
-            def run(cls: Any) -> float:
-                f = cls(sum_f64(), MU)
-                f.bulk_insert(
-                    [(t * spacing, 1.0) for t in range(n - d)] + [((10**9 + t) * spacing, 1.0) for t in range(d)]
-                )
-                nxt = (n - d) * spacing
-                bulks = [[(nxt + (r * m + j) * spacing, 1.0) for j in range(m)] for r in range(rounds)]
-                t = time.perf_counter()
-                for b in bulks:
-                    f.bulk_evict(f.oldest() + (m - 1) * spacing)
-                    f.bulk_insert(b)
-                return (time.perf_counter() - t) / rounds * 1e6
-
-            native = min(run(opt.FiBA) for _ in range(repeat))
-            loop = min(run(opt.FiBALoop) for _ in range(repeat))
+            native = min(bulk_round_us(opt.FiBA, n, m, d, rounds) for _ in range(repeat))
+            loop = min(bulk_round_us(opt.FiBALoop, n, m, d, rounds) for _ in range(repeat))
             out[f"speedup_m{m}_d{d}"] = loop / native
             print(f"{m:>6} {d:>6} {native:>16.2f} {loop:>14.2f} {loop / native:>7.2f}x")
     return out
-
-
-def check_counts_match_reference() -> None:
-    """The counters are the reference's: one configuration of each measured operation, both implementations."""
-    for op in ("evict", "insert"):
-        results = []
-        for mod in (ref, opt):
-            if op == "evict":
-                results.append(evict_work(mod.FiBA, 1 << 10, 37, 3))
-            else:
-                results.append(insert_work(mod.FiBA, 1 << 10, 64, 100))
-        assert results[0] == results[1], (op, results)
 
 
 def main(argv: list[str] | None = None) -> int:

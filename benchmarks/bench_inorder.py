@@ -29,6 +29,7 @@ from typing import Any
 import swagkit.optimized as opt
 import swagkit.reference as ref
 from swagkit.spec.library import sum_f64
+from swagkit.verify.bench.timing import driver_rate
 
 WINDOW = 1 << 14
 ALGOS = ["DABALite", "TwoStacksLite", "DABA", "TwoStacks"]
@@ -44,15 +45,6 @@ def best_and_median(fn: Callable[[], float], repeat: int) -> tuple[float, float]
         gc.collect()
         rates.append(fn())
     return max(rates), statistics.median(rates)
-
-
-def driver_rate(cls: Any, wa: Callable[..., Any], values: Any) -> float:
-    m = sum_f64()
-    t = time.perf_counter()
-    out = wa(cls, m, values, WINDOW)
-    dt = time.perf_counter() - t
-    assert len(out) == len(values)
-    return len(values) / dt
 
 
 def calls_rate(cls: Any, values: array.array[float], n_calls: int) -> float:
@@ -99,8 +91,12 @@ def main(argv: list[str] | None = None) -> int:
     print("\n== array driver: window_array(cls, sum_f64, values, 2**14), items/s (best / median) ==")
     print(f"{'algorithm':<15}{'optimized best':>18}{'median':>14}{'reference best':>18}{'ratio':>9}")
     for name in ALGOS:
-        ob, om = best_and_median(lambda: driver_rate(getattr(opt, name), opt.window_array, drv_values), args.repeat)
-        rb, _ = best_and_median(lambda: driver_rate(getattr(ref, name), ref.window_array, ref_values), 2)
+        ob, om = best_and_median(
+            lambda: driver_rate(opt.window_array, getattr(opt, name), sum_f64(), drv_values, WINDOW), args.repeat
+        )
+        rb, _ = best_and_median(
+            lambda: driver_rate(ref.window_array, getattr(ref, name), sum_f64(), ref_values, WINDOW), 2
+        )
         results[f"driver {name}"] = ob
         print(f"{name:<15}{fmt(ob):>18}{fmt(om):>14}{fmt(rb):>18}{ob / rb:>8.0f}x")
 

@@ -17,7 +17,6 @@ Speed: updates per second through one Python call per item, and through the bulk
 from __future__ import annotations
 
 import argparse
-import bisect
 import importlib
 import random
 import subprocess
@@ -26,6 +25,7 @@ import time
 from typing import Any
 
 import swagkit.optimized as opt
+from swagkit.verify.bench.exp004 import kll_for_bytes, qdigest_vs_kll
 
 
 def load_datasketches(install: bool) -> Any:
@@ -60,34 +60,6 @@ def streams(n: int, seed: int) -> dict[str, list[int]]:
     }
 
 
-def max_rank_error(values: list[int], rank_of: Any) -> float:
-    """``max_x |r̂(x) - r(x)| / N`` over every distinct value x (r = weight of items < x)."""
-    srt = sorted(values)
-    n = len(srt)
-    worst = 0.0
-    for x in sorted(set(srt)):
-        true = bisect.bisect_left(srt, x)
-        worst = max(worst, abs(rank_of(x) - true) / n)
-    return worst
-
-
-def kll_for_bytes(ds: Any, values: Any, target: int) -> tuple[int, Any]:
-    """The KLL ``k`` whose serialized sketch of ``values`` is closest to ``target`` bytes."""
-    best = (float("inf"), 8, None)
-    lo, hi = 8, 1 << 16
-    while lo <= hi:
-        k = (lo + hi) // 2
-        s = ds.kll_ints_sketch(k)
-        s.update(values)
-        size = len(s.serialize())
-        best = min(best, (abs(size - target), k, s), key=lambda b: b[0])
-        if size < target:
-            lo = k + 1
-        else:
-            hi = k - 1
-    return best[1], best[2]
-
-
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--items", type=int, default=200_000)
@@ -106,23 +78,8 @@ def main() -> None:
         f"{'KLL err (worst/mean)':>21} {'qd guarantee':>12}"
     )
     for name, values in streams(n, 1).items():
-        arr = np.asarray(values, dtype=np.int32)
         for eps in (0.1, 0.05, 0.01):
-            d = opt.QDigest(20, eps)
-            d.insert_many(values)
-            d.compress()
-            qd_bytes = 16 * d.node_count()
-            qd_err = max_rank_error(values, d.rank)
-            k, _ = kll_for_bytes(ds, arr, qd_bytes)
-            errs = []
-            size = 0
-            for t in range(args.trials):
-                shuffled = arr.copy()
-                np.random.default_rng(t).shuffle(shuffled) if name != "sorted" else None
-                s = ds.kll_ints_sketch(k)
-                s.update(shuffled)
-                size = len(s.serialize())
-                errs.append(max_rank_error(values, lambda x, s=s: s.get_rank(int(x), False) * n))
+            qd_bytes, qd_err, k, errs, size = qdigest_vs_kll(ds, np, values, eps, args.trials, name != "sorted")
             print(
                 f"{name:<8} {eps:>5} {qd_bytes:>8,} {qd_err:>8.4f} {k:>6} {size:>9,} "
                 f"{max(errs):>10.4f} / {sum(errs) / len(errs):.4f} {eps:>12}"

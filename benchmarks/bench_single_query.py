@@ -18,11 +18,11 @@ import array
 import gc
 import random
 import statistics
-import time
 from typing import Any
 
 import swagkit.optimized as opt
 from swagkit.spec.library import max_f64, sum_f64
+from swagkit.verify.bench.timing import driver_rate
 
 ALGORITHMS = {
     "DABALite": ("sum", "max"),
@@ -39,9 +39,7 @@ MONOIDS = {"sum": sum_f64, "max": max_f64}
 
 def rate(cls: Any, monoid: Any, values: Any, window: int) -> float:
     gc.collect()
-    t = time.perf_counter()
-    opt.window_array(cls, monoid, values, window)
-    return len(values) / (time.perf_counter() - t)
+    return driver_rate(opt.window_array, cls, monoid, values, window)
 
 
 def main() -> None:

@@ -26,75 +26,11 @@ import array
 import gc
 import random
 import statistics
-import time
-from typing import Any
 
 import swagkit.optimized as opt
 from swagkit.spec.library import max_f64, sum_f64
-
-
-def single_rate(cls: Any, monoid: Any, values: Any, window: int) -> float:
-    t = time.perf_counter()
-    opt.window_array(cls, monoid, values, window)
-    return len(values) / (time.perf_counter() - t)
-
-
-def multi_rate_slick(cls: Any, monoid: Any, values: list[float], n: int) -> tuple[float, float, float]:
-    agg = cls(monoid, ranges=range(1, n + 1))
-    sizes = 0
-    t = time.perf_counter()
-    for x in values:
-        agg.step(x)
-    dt = time.perf_counter() - t
-    if hasattr(agg, "snapshot") and cls is opt.SlickDequeNonInv:
-        # deque size sampled on a second pass (not timed)
-        probe = cls(monoid, ranges=range(1, n + 1))
-        for x in values[: min(len(values), 2000)]:
-            probe.insert(x)
-            sizes += len(probe.snapshot().nodes)
-        sizes = sizes / min(len(values), 2000)
-    return len(values) / dt, agg.combine_count / len(values), float(sizes)
-
-
-def runs_rate(monoid: Any, values: list[float], n: int) -> tuple[float, float]:
-    """Steps/s of ``insert(x); query_runs()`` with ranges 1..n, and the mean number of runs (= deque size)."""
-    agg = opt.SlickDequeNonInv(monoid, ranges=range(1, n + 1))
-    total = 0
-    t = time.perf_counter()
-    for x in values:
-        agg.insert(x)
-        total += len(agg.query_runs())
-    dt = time.perf_counter() - t
-    return len(values) / dt, total / len(values)
-
-
-def multi_rate_flatfit(monoid: Any, values: list[float], n: int) -> tuple[float, float]:
-    """Max-multi with FlatFIT (001 §2: several queries on one structure): ranges n..1 via ``query_range`` after
-    each insert; steps/s and ⊗ per step (001 §4: at most n − 1)."""
-    agg = opt.FlatFIT(monoid)
-    rs = range(n, 0, -1)
-    t = time.perf_counter()
-    for x in values:
-        if len(agg) == n:
-            agg.evict()
-        agg.insert(x)
-        out = {r: agg.query_range(r) for r in rs}
-    dt = time.perf_counter() - t
-    del out
-    return len(values) / dt, agg.combine_count / len(values)
-
-
-def multi_rate_daba(monoid: Any, values: list[float], n: int) -> float:
-    aggs = [opt.DABALite(monoid) for _ in range(n)]
-    t = time.perf_counter()
-    for x in values:
-        out = {}
-        for r, a in zip(range(1, n + 1), aggs):
-            if len(a) == r:
-                a.evict()
-            a.insert(x)
-            out[r] = a.query()
-    return len(values) / (time.perf_counter() - t)
+from swagkit.verify.bench.exp001 import multi_rate_daba, multi_rate_flatfit, multi_rate_slick, runs_rate
+from swagkit.verify.bench.timing import driver_rate
 
 
 def main() -> None:
@@ -129,7 +65,7 @@ def main() -> None:
         for _ in range(args.repeat):  # interleaved, so load drift on a shared machine hits all four alike
             for key, (cls, mon) in runs.items():
                 gc.collect()
-                rates[key].append(single_rate(cls, mon, buf, w))
+                rates[key].append(driver_rate(opt.window_array, cls, mon, buf, w))
         nm, dm, ns, ds = (max(rates[key]) for key in ("nm", "dm", "ns", "ds"))
         print(
             f"{w:>8} {nm / 1e6:>10.1f} M {dm / 1e6:>11.1f} M {nm / dm:>6.2f} "

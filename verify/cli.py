@@ -156,6 +156,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .corpus import add_subparser as add_corpus_subparser  # swagkit corpus export|run (verify/corpus/)
 
     add_corpus_subparser(sub)
+    from .bench import add_subparser as add_bench_subparser  # swagkit bench (verify/bench/)
+
+    add_bench_subparser(sub)
     return parser
 
 
@@ -167,6 +170,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help or a usage error; keep main() callable in-process
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     try:
+        if args.command == "bench":
+            from .bench import run as bench_run
+
+            return bench_run(args, sys.stdout, sys.stderr)
         if args.command == "verify":
             return verify(args, sys.stdout, sys.stderr)
         if args.command == "list":
