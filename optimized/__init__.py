@@ -11,7 +11,9 @@ package's classes.
 * Typed monoids (``monoid.fast_path`` in ``sum_f64, max_f64, min_f64, sum_i64, max_i64, min_i64``) store C doubles
   / int64 and call no Python function per ⊗; other monoids call ``monoid.combine``.
 * ``window_array`` runs a whole count-based window in one C loop for the classes whose extension registers a
-  fast path, returning an ``array.array`` for typed kinds (a list otherwise).
+  fast path, returning an ``array.array`` for typed kinds (a list otherwise). ``window_sum`` (beyond the
+  reference API) sums ``sum_f64``/``sum_i64`` windows by subtract-on-evict at bottleneck's speed, floats within a
+  stated error bound (:mod:`._window_sum`).
 * Each extension is optional at build time. One that cannot be imported is replaced by its pure-Python fallback
   (the reference class, :mod:`._fallback`; 100-700x slower), importing this package then warns with
   :class:`PurePythonFallbackWarning`, and ``FALLBACK_REASONS`` maps the extension to its import error.
@@ -39,6 +41,7 @@ from swagkit.spec.monoid import Monoid
 
 from . import _fallback
 from ._driver import register_fast_path, window_array
+from ._window_sum import window_sum as window_sum  # beyond the reference API (issue 16): not in __all__
 
 #: classes of swagkit.reference that this package does not compile (it exports the reference class itself)
 REFERENCE_ONLY = ("Recalc",)

@@ -57,3 +57,7 @@ class SlickDequeInv(SlickDeque[SlickDequeInvState]):
 
 def _window_array(cls: Any, monoid: Any, values: Iterable[Any], window: int) -> Any:
     """Compiled ``window_array`` fast path: ``array.array`` ('d'/'q') for typed kinds, else a list."""
+
+def _window_sum(monoid: Any, values: Iterable[Any], window: int) -> Any:
+    """Compiled kernel of ``window_sum`` (``include/window_sum.h``): ``array('d')`` for sum_f64, ``array('q')``
+    for sum_i64."""

@@ -8,6 +8,10 @@
 # a growable ring buffer of C slots (power-of-two size; O(1) amortized growth, indexing O(1)); Inv in multi-query
 # mode uses a fixed ring of W slots as Algorithm 1.
 #
+# ``_window_sum`` is the compiled kernel of ``swagkit.optimized.window_sum`` (include/window_sum.h: the plain-mode
+# Inv running sum as one C loop, refolded once per window for sum_f64; see optimized/_window_sum.py), and the
+# sum_i64 ``window_array`` path of SlickDequeInv runs it too (exact: any order of wrapping additions agrees).
+#
 # Hardening (issue 12), as the reference (see its module docstring): exception safety *strong* (every ⊗ and
 # inverse result, and a refold made due by the update, is computed before anything is written; the typed paths
 # cannot fail half-way), a re-entry guard on every public method (``state``: refused before any change), sizes
@@ -147,13 +151,35 @@ cdef inline const Slot* _buffer_address(object buf, int kind):
     return <const Slot*>&iv[0] if iv.shape[0] > 0 else NULL
 
 
+cdef extern from "window_sum.h":
+    Py_ssize_t swag_first_nan_f64(const double* x, Py_ssize_t n) noexcept nogil
+    int swag_window_sum_f64(const double* x, Py_ssize_t n, Py_ssize_t w, double* out) noexcept nogil
+    void swag_window_sum_i64(const int64_t* x, Py_ssize_t n, Py_ssize_t w, int64_t* out) noexcept nogil
+
+
+cdef object _f64_buffer(object values, Py_ssize_t* n_ok):
+    """``values`` as C-contiguous C doubles (read in place) with ``n_ok[0]`` = the index of its first NaN (its
+    length when none), found at memory speed (``swag_first_nan_f64``); None when it is no such buffer."""
+    cdef const double[::1] dv
+    if not PyObject_CheckBuffer(values):
+        return None
+    try:
+        dv = values
+    except _BUFFER_MISMATCH:
+        return None
+    n_ok[0] = swag_first_nan_f64(&dv[0], dv.shape[0]) if dv.shape[0] > 0 else 0
+    return dv
+
+
 cdef object _slots_of(int kind, object values, Py_ssize_t* n_out, Slot** ptr):
     """Validated typed slots for ``values`` in ``ptr[0]``: a buffer read in place (returned, keep it alive), or a
     malloc'd copy that the caller frees (``None`` returned)."""
     cdef Py_ssize_t n_ok = 0, n, i
     cdef Slot* out
     cdef Slot v
-    buf = typed_input(kind, values, &n_ok)
+    buf = _f64_buffer(values, &n_ok) if kind <= K_MIN_F else None
+    if buf is None:
+        buf = typed_input(kind, values, &n_ok)
     if buf is not None:
         n = len(buf)
         if n_ok < n:
@@ -306,6 +332,7 @@ cdef class SlickDequeNonInv:
     cdef readonly object monoid
     cdef public long long combine_count
     cdef object _combine, _lift, _lower, _one
+    cdef bint lower_id          # ``monoid.lower`` is the identity function
     cdef int kind
     cdef int state
     cdef Slot one_t
@@ -336,6 +363,7 @@ cdef class SlickDequeNonInv:
         self._combine = monoid.combine
         self._lift = monoid.lift
         self._lower = monoid.lower
+        self.lower_id = _lower_is_identity(monoid)
         self._one = monoid.identity
         self.kind = choose_kind(monoid, &self.one_t)
         if self.kind == K_SUM_F or self.kind == K_SUM_I:
@@ -638,6 +666,8 @@ cdef class SlickDequeNonInv:
         try:
             if self.q.m == 0:
                 return self._lower(self._one)
+            if self.lower_id:  # no Python call to the identity ``lower`` (half of a per-call loop's time before)
+                return self._val(0)
             return self._lower(self._val(0))
         finally:
             self.state = ST_READY
@@ -825,6 +855,7 @@ cdef class SlickDequeInv:
     cdef public long long combine_count
     cdef public long long inverse_count
     cdef object _combine, _inverse, _lift, _lower, _one
+    cdef bint lower_id          # ``monoid.lower`` is the identity function
     cdef int kind
     cdef int state
     cdef Slot one_t
@@ -873,6 +904,7 @@ cdef class SlickDequeInv:
         self._inverse = monoid.inverse if monoid.inverse is not None else _negate
         self._lift = monoid.lift
         self._lower = monoid.lower
+        self.lower_id = _lower_is_identity(monoid)
         self._one = monoid.identity
         self.kind = choose_kind(monoid, &self.one_t)
         if not _is_sum(self.kind):
@@ -1306,6 +1338,8 @@ cdef class SlickDequeInv:
         self._enter("query")
         try:
             if self.cap == 0:
+                if self.lower_id:  # no Python call to the identity ``lower``
+                    return self._box(self.agg)
                 return self._lower(self._box(self.agg))
             return self._lower(self._box(self.answers[0]))
         finally:
@@ -1438,6 +1472,62 @@ def _negate(x):
 # window_array fast path
 
 
+cdef object _sum_run_f64_buffer(object values, Py_ssize_t w):
+    """``_sum_run`` for a buffer of C doubles, read once: the kernel tests for NaN in the same pass (a NaN then
+    raises here, like ``insert``, and the answers are dropped). None when ``values`` is no such buffer."""
+    cdef const double[::1] dv
+    cdef Py_ssize_t n
+    cdef int bad
+    cdef Slot v
+    try:
+        dv = values
+    except _BUFFER_MISMATCH:
+        return None
+    n = dv.shape[0]
+    out = new_out_array(K_SUM_F, n)
+    if n > 0:
+        with nogil:
+            bad = swag_window_sum_f64(&dv[0], n, w, <double*>(<cpython.array.array>out).data.as_voidptr)
+        if bad:
+            to_slot(K_SUM_F, values[first_nan(dv)], &v)  # raises ValueError
+    return out
+
+
+cdef object _sum_run(int kind, object values, Py_ssize_t w):
+    """The window sums of ``values`` (validated like ``insert``) by ``include/window_sum.h``: an ``array.array``
+    ('d' for sum_f64, 'q' for sum_i64)."""
+    cdef Py_ssize_t n = 0
+    cdef Slot* inp = NULL
+    cdef Slot* outp
+    if kind == K_SUM_F and PyObject_CheckBuffer(values):
+        out = _sum_run_f64_buffer(values, w)
+        if out is not None:
+            return out
+    keep = _slots_of(kind, values, &n, &inp)
+    try:
+        out = new_out_array(kind, n)
+        if n > 0:
+            outp = <Slot*>(<cpython.array.array>out).data.as_voidptr
+            with nogil:
+                if kind == K_SUM_F:
+                    swag_window_sum_f64(<const double*>inp, n, w, <double*>outp)  # inp holds no NaN
+                else:
+                    swag_window_sum_i64(<const int64_t*>inp, n, w, <int64_t*>outp)
+        return out
+    finally:
+        if keep is None and inp != NULL:
+            free(inp)
+
+
+def _window_sum(monoid, values, window):
+    """Compiled kernel of :func:`swagkit.optimized.window_sum` (the caller checked ``monoid`` and ``window``; the
+    kernel never uses the identity, so it is not validated, as in the pure-Python twin)."""
+    cdef int kind = _typed_kind(monoid)
+    if not _is_sum(kind):
+        raise TypeError("_window_sum: a sum_f64 or sum_i64 monoid is required")
+    return _sum_run(kind, values, window if window < PY_SSIZE_T_MAX else PY_SSIZE_T_MAX)
+
+
 def _window_array(cls, monoid, values, window):
     """Compiled ``window_array``: per item, evict when full, insert, record ``query()``. For a typed kind whose
     ``lower`` is the identity (Non-Inv max/min, Inv sum in plain mode) one C loop over validated slots returning
@@ -1461,6 +1551,9 @@ def _window_array(cls, monoid, values, window):
         b = agg
         typed = b.kind != K_GENERIC and b.cap == 0
         kind = b.kind
+    if typed and kind == K_SUM_I and _lower_is_identity(monoid):
+        # a group: any order of the wrapping additions gives the exact window sums the ⊗ sequence gives
+        return _sum_run(kind, values, w)
     if typed and _lower_is_identity(monoid):
         keep = _slots_of(kind, values, &n, &inp)
         try:
