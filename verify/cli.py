@@ -131,6 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="Spark master (default: the embedded local[2] session on loopback)",
     )
     _add_impl_options(v)
+    from .spark import sql_cli  # --spark-sql (verify/spark/sql_cli.py)
+
+    sql_cli.add_arguments(v)
     rep = sub.add_parser(
         "replay",
         help="re-run a replay file (a shrunk failing trace) against an implementation",
@@ -277,6 +280,10 @@ def verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``swagkit verify``: run the plan, show progress on ``err`` and the summary on ``out``."""
     if args.spark:
         return spark_only(args, out, err)
+    if args.spark_sql:
+        from .spark import sql_cli
+
+        return sql_cli.run(args, out, err)
     if args.impl is not None or args.exec_cmd is not None:
         return impl_command(args, out, err)
     planned = plan(args, err)

@@ -3,7 +3,9 @@
 * :mod:`.session` -- the embedded local session (retries failed tasks) or a cluster's;
 * :mod:`.differential` -- seeded lock-step runs of the registry's algorithms (reference vs optimized vs model),
   fanned out as Spark tasks, failures brought back as replay files;
-* :mod:`.sql` -- Spark SQL's window frames as an independent oracle, and as a system under test.
+* :mod:`.sql` -- Spark SQL's window frames as an independent oracle, and as a system under test
+  (``swagkit verify --spark-sql``; frames, aggregates and swagkit's side in :mod:`.sql_frames`, the comparison
+  and its tolerances in :mod:`.sql_check`, reproductions in :mod:`.sql_repro`, the command in :mod:`.sql_cli`).
 
 The names of :mod:`.differential` and :mod:`.session` are re-exported here. Importing this package does not import
 pyspark; the functions that need it import it when called.

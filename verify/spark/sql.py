@@ -1,98 +1,107 @@
-"""Spark SQL window frames as an independent oracle for swagkit's in-order aggregator (issue 15 §2, first slice).
+"""Spark SQL window frames as an independent oracle for swagkit, and swagkit as an oracle for Spark (issue 15 §2).
 
-The same per-key streams ``(key, seq, value)`` are aggregated twice:
+The same per-key streams ``(key, seq, time, <value columns>)`` are aggregated twice:
 
-* by Spark SQL, with the count-based frame ``Window.partitionBy("key").orderBy("seq").rowsBetween(-(W-1), 0)`` and
-  its built-in ``sum``, ``count``, ``min``, ``max`` and ``avg``;
-* by swagkit on the driver, with the optimized DABA Lite (paper 000, §5: the in-order algorithm with worst-case O(1)
-  ⊗ per operation) over the library monoids ``sum_i64``, ``min_i64`` and ``max_i64`` through
-  :func:`swagkit.optimized.window_array`; ``count`` is the number of items in the window and ``avg`` is
-  ``sum / count``.
+* by Spark SQL: for every frame (:class:`~.sql_frames.Frame`: ``rowsBetween`` over ``seq`` for count windows,
+  ``rangeBetween`` over the event time ``time`` for time windows, ties included), value column (``bigint`` or
+  ``double``, NULLs allowed) and aggregate (:data:`~.sql_frames.AGGREGATES`: ``sum``, ``count``, ``min``,
+  ``max``, ``avg``, ``first``/``last`` with and without ``ignorenulls``, ``stddev_samp``) one window column;
+* by swagkit, on the Spark workers, one key at a time: the optimized DABA Lite (paper 000 §6) over library
+  monoids, frame by frame (:func:`~.sql_frames.swagkit_frame_aggregates`, NULLs lifted to the identity).
 
-The two are compared row by row, once per *frame mode*: Spark's default sliding frame, and its block-chunked segment
-tree (``spark.sql.window.segmentTree.enabled``, new in Spark 4.2 and off by default). The segment-tree mode also
-lowers ``spark.sql.window.segmentTree.blockSize`` (65536 rows by default: a test partition of a few hundred rows
-would be a single leaf, so the tree itself would never be exercised). Both settings are restored afterwards.
+They are compared value by value on the workers (:mod:`.sql_check`, which states the tolerance rules: exact but
+for ``sum``/``avg`` of doubles and ``stddev``), once per *frame mode* (:data:`FRAME_MODES`): Spark's default
+sliding frame, and its block-chunked segment tree (``spark.sql.window.segmentTree.enabled``, new in Spark 4.2 and
+off by default) with small blocks and fanout and no small-partition fallback, so that the tree itself is exercised
+on test-sized keys. Spark's own SQL metrics (``numSegmentTreeFrames``) show which implementation ran.
 
-Spark's rules for an empty frame are NULL for ``sum``/``min``/``max``/``avg`` and 0 for ``count``; they are applied
-to swagkit's side (:func:`spark_view`), although a frame ``rowsBetween(-(W-1), 0)`` always holds the current row
-and so is never empty here. ``avg`` is a double on both sides and is compared with relative tolerance
-:data:`AVG_REL_TOL`; everything else must be equal. Values must be small enough that no window sum leaves int64:
-``sum_i64`` wraps modulo 2**64 while Spark's ANSI mode (the default since Spark 4.0) raises on overflow. NULL values
-are not part of this slice.
+*Frame order.* ``rows`` frames follow ``seq``. A ``range`` frame holds whole groups of peers (rows with equal
+``time``); which peer comes first matters to ``first``/``last`` only, and SQL leaves it unspecified. The
+comparison fixes it to ``seq`` order, swagkit's order: the input is sorted by ``(key, time, seq)`` within hash
+partitions by key and every window's ORDER BY is a prefix of that (:func:`~.sql_frames.presorted`), so Spark
+sorts nothing more and peers reach the windows in ``seq`` order. ``time`` must be non-decreasing in ``seq``.
 
-Each mismatch carries the frame's own rows (the W rows ending at the disagreeing one): a frame
-``rowsBetween(-(W-1), 0)`` at the last of those rows sees exactly them, so they are a minimal DataFrame that shows
-the disagreement.
+A disagreement becomes a :class:`~.sql_repro.Mismatch` with a minimal DataFrame on which Spark still shows it and
+a runnable script (:mod:`.sql_repro`). :func:`generated_frame` makes seeded streams on the executors (any size);
+:func:`random_streams` the same rows on the driver.
 """
 
 from __future__ import annotations
 
-import math
+import json
 import random
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from .sql_check import CHECK_SCHEMA, KeySplitError, arrow, column_name, make_partition_checker
+from .sql_frames import (
+    AGGREGATES,
+    VALUE_TYPES,
+    Frame,
+    SwagkitSide,
+    default_frames,
+    presorted,
+    spark_expression,
+    swagkit_frame_aggregates,
+)
+from .sql_repro import Mismatch, find_reproduction
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 __all__ = [
     "AGGREGATES",
-    "AVG_REL_TOL",
     "FRAME_MODES",
     "SEGMENT_TREE_CONF",
     "SEGMENT_TREE_BLOCK_CONF",
-    "Mismatch",
+    "STREAM_SCHEMA",
+    "Frame",
     "FrameComparison",
+    "Mismatch",
     "SqlComparison",
     "compare_window_frames",
+    "default_frames",
+    "frame_mode_conf",
+    "generated_frame",
+    "key_rows",
     "random_streams",
-    "spark_view",
+    "run_at_scale",
+    "spark_frames",
     "streams_frame",
-    "swagkit_aggregates",
+    "swagkit_frame_aggregates",
 ]
 
-#: the aggregates compared, in output order
-AGGREGATES = ("sum", "count", "min", "max", "avg")
-#: relative tolerance for ``avg`` (a double on both sides; the integer aggregates are compared exactly)
-AVG_REL_TOL = 1e-12
 SEGMENT_TREE_CONF = "spark.sql.window.segmentTree.enabled"
 SEGMENT_TREE_BLOCK_CONF = "spark.sql.window.segmentTree.blockSize"
+SEGMENT_TREE_FANOUT_CONF = "spark.sql.window.segmentTree.fanout"
+#: partitions (keys) with fewer rows fall back to the default frame (Spark's default: 64)
+SEGMENT_TREE_MIN_ROWS_CONF = "spark.sql.window.segmentTree.minPartitionRows"
 #: frame mode -> whether it turns the segment-tree frame on
 FRAME_MODES = {"default": False, "segment_tree": True}
-
-#: one stream row, as in the DataFrame: (key, seq, value)
-Row = tuple[str, int, int]
-#: the swagkit side: (values of one key in seq order, window) -> aggregate name -> one result per value
-SwagkitSide = Callable[[Sequence[int], int], Mapping[str, Sequence[Any]]]
-
-
-@dataclass(frozen=True)
-class Mismatch:
-    """One disagreement: at row ``(key, seq)`` with window ``window``, ``aggregate`` is ``spark`` on Spark's side
-    and ``swagkit`` on swagkit's; ``rows`` is the frame's own rows, a minimal DataFrame that shows it."""
-
-    frame: str
-    window: int
-    aggregate: str
-    key: str
-    seq: int
-    spark: Any
-    swagkit: Any
-    rows: tuple[Row, ...]
+#: the generated streams: a key, its row order, an event time (non-decreasing in seq, gaps and ties), an int64
+#: and a float64 value, both with NULLs
+STREAM_SCHEMA = "key string, seq bigint, time bigint, ival bigint, fval double"
+#: a row of the generated streams
+Row = tuple[str, int, int, int | None, float | None]
 
 
 @dataclass
 class FrameComparison:
-    """The comparison in one frame mode: ``rows`` DataFrame rows, ``compared`` values (rows × windows ×
-    aggregates), ``mismatch_count`` disagreements of which the first few are kept in ``mismatches``."""
+    """The comparison in one frame mode: ``rows`` DataFrame rows, ``compared`` values (rows × frames × value
+    columns × aggregates), ``mismatch_count`` disagreements of which the first few are in ``mismatches``."""
 
     frame: str
     conf: dict[str, str]
     rows: int = 0
+    keys: int = 0
     compared: int = 0
+    #: values that differed but within the tolerance (:mod:`.sql_check`), and the largest share of the tolerance
+    #: such a difference used (0 to 1)
+    inexact: int = 0
+    worst_by_aggregate: dict[str, float] = field(default_factory=dict)
     mismatch_count: int = 0
     mismatches: list[Mismatch] = field(default_factory=list)
     seconds: float = 0.0
@@ -102,125 +111,173 @@ class FrameComparison:
     segment_tree_fallbacks: int = 0
 
     @property
+    def worst_tolerance_share(self) -> float:
+        """The largest share of its tolerance a difference that was allowed used (0 when all were exact)."""
+        return max(self.worst_by_aggregate.values(), default=0.0)
+
+    @property
     def ok(self) -> bool:
         return self.mismatch_count == 0
 
 
 @dataclass
 class SqlComparison:
-    """Every frame mode's comparison of the same streams over the same windows."""
+    """Every frame mode's comparison of the same streams over the same frames, value columns and aggregates."""
 
-    windows: tuple[int, ...]
-    frames: dict[str, FrameComparison]
+    frames: tuple[Frame, ...]
+    columns: tuple[tuple[str, str], ...]
+    aggregates: tuple[str, ...]
+    modes: dict[str, FrameComparison]
 
     @property
     def ok(self) -> bool:
-        return all(f.ok for f in self.frames.values())
+        return all(m.ok for m in self.modes.values())
 
 
-def swagkit_aggregates(values: Sequence[int], window: int) -> dict[str, list[Any]]:
-    """swagkit's side for one key: the sliding ``sum``/``min``/``max`` of ``values`` by the optimized DABA Lite
-    over ``sum_i64``/``min_i64``/``max_i64``, ``count`` (items in the window) and ``avg = sum / count``."""
-    from swagkit.optimized import DABALite, window_array
-    from swagkit.spec.library import max_i64, min_i64, sum_i64
-
-    sums = list(window_array(DABALite, sum_i64(), values, window))
-    counts = [min(i + 1, window) for i in range(len(values))]
+def frame_mode_conf(mode: str, block_size: int = 16, fanout: int = 2) -> dict[str, str]:
+    """The session settings of a frame mode. The segment tree gets ``block_size`` rows per leaf block (Spark's
+    minimum is 16; its default 65536 would make any test-sized key one leaf), ``fanout`` children per node
+    (minimum 2: the deepest trees) and no fallback to the default frame for small keys."""
+    if mode not in FRAME_MODES:
+        raise ValueError(f"unknown frame mode {mode!r} (known: {', '.join(FRAME_MODES)})")
+    if not FRAME_MODES[mode]:
+        return {SEGMENT_TREE_CONF: "false"}
     return {
-        "sum": sums,
-        "count": counts,
-        "min": list(window_array(DABALite, min_i64(), values, window)),
-        "max": list(window_array(DABALite, max_i64(), values, window)),
-        "avg": [s / c for s, c in zip(sums, counts, strict=True)],
+        SEGMENT_TREE_CONF: "true",
+        SEGMENT_TREE_BLOCK_CONF: str(block_size),
+        SEGMENT_TREE_FANOUT_CONF: str(fanout),
+        SEGMENT_TREE_MIN_ROWS_CONF: "1",
     }
-
-
-def spark_view(aggregate: str, value: Any, count: int) -> Any:
-    """swagkit's answer as Spark states it: an empty frame is NULL for every aggregate but ``count`` (0)."""
-    if count == 0 and aggregate != "count":
-        return None
-    return value
-
-
-def random_streams(keys: int, rows_per_key: int, seed: int, low: int = -1000, high: int = 1000) -> list[Row]:
-    """Seeded streams: ``keys`` keys ``k0, k1, ...`` with ``rows_per_key`` rows each, ``seq`` 0.. in order and
-    ``value`` uniform in ``[low, high]`` (rows of different keys interleaved, so partitioning matters)."""
-    rng = random.Random(seed)
-    return [(f"k{k}", seq, rng.randint(low, high)) for seq in range(rows_per_key) for k in range(keys)]
-
-
-def streams_frame(spark: SparkSession, rows: Sequence[Row]) -> DataFrame:
-    """The rows as a DataFrame ``key string, seq bigint, value bigint``."""
-    return spark.createDataFrame(list(rows), schema="key string, seq bigint, value bigint")
 
 
 def compare_window_frames(
     spark: SparkSession,
     df: DataFrame,
-    windows: Sequence[int],
+    frames: Sequence[Frame] | None = None,
     *,
-    frames: Sequence[str] = tuple(FRAME_MODES),
-    swagkit_side: SwagkitSide = swagkit_aggregates,
+    modes: Sequence[str] = tuple(FRAME_MODES),
+    aggregates: Sequence[str] = tuple(AGGREGATES),
+    swagkit_side: SwagkitSide = swagkit_frame_aggregates,
     block_size: int = 16,
+    fanout: int = 2,
     max_reported: int = 5,
 ) -> SqlComparison:
-    """Compare Spark's window frames over ``df`` (columns ``key``, ``seq``, ``value``; ``seq`` unique per key) with
-    ``swagkit_side`` computed on the driver, for every window in ``windows`` and every frame mode in ``frames``
-    (keys of :data:`FRAME_MODES`). ``block_size`` is the segment tree's block size in the ``segment_tree`` mode
-    (Spark requires >= 16)."""
-    import time
-
-    windows = tuple(windows)
-    if not windows or min(windows) < 1:
-        raise ValueError(f"windows must be >= 1, got {windows!r}")
-    streams = _streams_by_key(df)
-    expected = {w: {key: swagkit_side([v for _, v in stream], w) for key, stream in streams.items()} for w in windows}
-    result = SqlComparison(windows, {})
-    for frame in frames:
-        conf = {SEGMENT_TREE_CONF: "true" if FRAME_MODES[frame] else "false"}
-        if FRAME_MODES[frame]:
-            conf[SEGMENT_TREE_BLOCK_CONF] = str(block_size)
-        comparison = FrameComparison(frame, conf)
+    """Compare Spark's window frames over ``df`` with ``swagkit_side`` for every frame in ``frames``
+    (:func:`default_frames` by default), every value column of ``df`` (its ``bigint``/``double`` columns but
+    ``seq`` and ``time``), every aggregate and every frame mode in ``modes``. ``df`` has a string ``key``, a
+    ``seq`` unique per key and, for ``range`` frames, a numeric ``time`` non-decreasing in ``seq``. The first
+    ``max_reported`` mismatches of each mode come back with a minimal DataFrame and a reproduction script."""
+    frames = tuple(frames if frames is not None else default_frames())
+    unknown = [a for a in aggregates if a not in AGGREGATES]
+    if not frames or unknown:
+        raise ValueError(f"nothing to compare: frames {frames!r}, unknown aggregates {unknown}")
+    columns = _value_columns(df)
+    result = SqlComparison(frames, columns, tuple(aggregates), {})
+    checker = make_partition_checker(frames, columns, aggregates, swagkit_side, max_reported)
+    for mode in modes:
+        conf = frame_mode_conf(mode, block_size, fanout)
+        comparison = FrameComparison(mode, conf)
         started = time.perf_counter()
-        with _session_conf(spark, conf):
-            query = _spark_frames(df, windows)
-            spark_rows = query.collect()
-        comparison.segment_tree_frames, comparison.segment_tree_fallbacks = _segment_tree_metrics(query)
-        comparison.seconds = time.perf_counter() - started
-        comparison.rows = len(spark_rows)
-        for row in spark_rows:
-            _compare_row(comparison, row.asDict(), windows, streams, expected, max_reported)
-        result.frames[frame] = comparison
+        with session_conf(spark, conf):
+            query = spark_frames(df, frames, columns, aggregates).mapInArrow(checker, CHECK_SCHEMA)
+            per_key = query.collect()
+            comparison.seconds = time.perf_counter() - started
+            comparison.segment_tree_frames, comparison.segment_tree_fallbacks = _segment_tree_metrics(query)
+            details = []
+            if len({row["key"] for row in per_key}) != len(per_key):
+                raise KeySplitError("a key was checked in pieces (its rows were in several partitions)")
+            for row in per_key:
+                comparison.keys += 1
+                comparison.rows += row["rows"]
+                comparison.compared += row["compared"]
+                comparison.inexact += row["inexact"]
+                for aggregate, share in json.loads(row["worst"]).items():
+                    comparison.worst_by_aggregate[aggregate] = max(
+                        comparison.worst_by_aggregate.get(aggregate, 0), share
+                    )
+                comparison.mismatch_count += row["mismatches"]
+                details += [(row["key"], d) for d in json.loads(row["detail"] or "[]")]
+            details.sort(key=lambda kd: (kd[0], kd[1][3], kd[1][0]))
+            comparison.mismatches = [
+                _reproduce(spark, df, mode, conf, frames, key, detail) for key, detail in details[:max_reported]
+            ]
+        result.modes[mode] = comparison
     return result
 
 
-def _streams_by_key(df: DataFrame) -> dict[str, list[tuple[int, int]]]:
-    """The DataFrame's rows on the driver: key -> [(seq, value)] in seq order."""
-    streams: dict[str, list[tuple[int, int]]] = {}
-    for row in df.select("key", "seq", "value").collect():
-        streams.setdefault(row["key"], []).append((row["seq"], row["value"]))
-    for stream in streams.values():
-        stream.sort()
-    return streams
+def run_at_scale(
+    spark: SparkSession,
+    keys: int,
+    mean_rows: int,
+    seed: int = 0,
+    frames: Sequence[Frame] | None = None,
+    **options: Any,
+) -> SqlComparison:
+    """:func:`compare_window_frames` over ``keys`` seeded streams of about ``mean_rows`` rows each, generated on
+    the executors (:func:`generated_frame`) and cached for the frame modes; ``options`` go to
+    :func:`compare_window_frames`. Each frame mode's ``seconds`` covers Spark's windows and the comparison."""
+    df = generated_frame(spark, keys, mean_rows, seed).cache()
+    try:
+        df.count()  # generate once, outside the frame modes' time
+        return compare_window_frames(spark, df, frames, **options)
+    finally:
+        df.unpersist()
 
 
-def _spark_frames(df: DataFrame, windows: tuple[int, ...]) -> DataFrame:
-    """Spark's side: one column ``<aggregate>_<W>`` per aggregate and window, all frames ending at the current row."""
-    from pyspark.sql import Window
+def _value_columns(df: DataFrame) -> tuple[tuple[str, str], ...]:
+    """``(name, type)`` of ``df``'s value columns: every ``bigint``/``double`` column but ``seq`` and ``time``."""
+    found = tuple(
+        (f.name, f.dataType.simpleString())
+        for f in df.schema.fields
+        if f.name not in ("key", "seq", "time") and f.dataType.simpleString() in VALUE_TYPES
+    )
+    if not found:
+        raise ValueError(f"no bigint or double value column in {df.schema.simpleString()}")
+    return found
+
+
+def spark_frames(
+    df: DataFrame, frames: Sequence[Frame], columns: Sequence[tuple[str, str]], aggregates: Sequence[str]
+) -> DataFrame:
+    """Spark's side: the input columns and one window column per frame × value column × aggregate, computed with
+    peers in ``seq`` order (see the module docstring)."""
     from pyspark.sql import functions as F
 
-    columns = [F.col("key"), F.col("seq")]
-    for w in windows:
-        frame = Window.partitionBy("key").orderBy("seq").rowsBetween(-(w - 1), Window.currentRow)
-        value = F.col("value")
-        columns += [
-            F.sum(value).over(frame).alias(f"sum_{w}"),
-            F.count(value).over(frame).alias(f"count_{w}"),
-            F.min(value).over(frame).alias(f"min_{w}"),
-            F.max(value).over(frame).alias(f"max_{w}"),
-            F.avg(value).over(frame).alias(f"avg_{w}"),
-        ]
-    return df.select(*columns)
+    by_time = any(f.kind == "range" for f in frames)
+    keep = ["key", "seq", *(["time"] if by_time else []), *(c for c, _ in columns)]
+    selected = [F.col(c) for c in keep]
+    for index, frame in enumerate(frames):
+        window = frame.spark_window(by_time)
+        for value_column, _ in columns:
+            selected += [
+                spark_expression(a, value_column).over(window).alias(column_name(a, value_column, index))
+                for a in aggregates
+            ]
+    return df.repartition("key").sortWithinPartitions(*presorted(by_time)).select(*selected)
+
+
+def _reproduce(
+    spark: SparkSession,
+    df: DataFrame,
+    mode: str,
+    conf: Mapping[str, str],
+    frames: Sequence[Frame],
+    key: str,
+    detail: Sequence[Any],
+) -> Mismatch:
+    """A checker's mismatch ``detail`` (:data:`.sql_check.DETAIL_FIELDS`) as a :class:`Mismatch` with its
+    minimal DataFrame (the caller holds the mode's session settings)."""
+    from pyspark.sql import functions as F
+
+    frame_index, value_column, aggregate, seq, index, lo, hi, theirs, ours, allowed = detail
+    frame = frames[frame_index]
+    by_time = any(f.kind == "range" for f in frames)
+    keep = ["key", "seq", *(["time"] if by_time else []), value_column]
+    types = {f.name: f.dataType.simpleString() for f in df.schema.fields}
+    schema = ", ".join(f"{c} {types[c]}" for c in keep)
+    key_rows = sorted((tuple(r) for r in df.where(F.col("key") == key).select(*keep).collect()), key=lambda r: r[1])
+    found = Mismatch(mode, frame, value_column, aggregate, key, seq, theirs, ours, allowed, by_time)
+    return find_reproduction(spark, found, key_rows, schema, index, lo, hi, conf)
 
 
 def _segment_tree_metrics(query: DataFrame) -> tuple[int, int]:
@@ -245,54 +302,8 @@ def _segment_tree_metrics(query: DataFrame) -> tuple[int, int]:
     return frames, fallbacks
 
 
-def _compare_row(
-    comparison: FrameComparison,
-    row: dict[str, Any],
-    windows: tuple[int, ...],
-    streams: dict[str, list[tuple[int, int]]],
-    expected: dict[int, dict[str, Mapping[str, Sequence[Any]]]],
-    max_reported: int,
-) -> None:
-    key, seq = row["key"], row["seq"]
-    stream = streams[key]
-    index = _index_of(stream, seq)
-    for w in windows:
-        ours = expected[w][key]
-        count = ours["count"][index]
-        for aggregate in AGGREGATES:
-            theirs = row[f"{aggregate}_{w}"]
-            mine = spark_view(aggregate, ours[aggregate][index], count)
-            comparison.compared += 1
-            if _agree(aggregate, theirs, mine):
-                continue
-            comparison.mismatch_count += 1
-            if len(comparison.mismatches) < max_reported:
-                frame_rows = tuple((key, s, v) for s, v in stream[max(0, index - w + 1) : index + 1])
-                comparison.mismatches.append(
-                    Mismatch(comparison.frame, w, aggregate, key, seq, theirs, mine, frame_rows)
-                )
-
-
-def _index_of(stream: list[tuple[int, int]], seq: int) -> int:
-    """Position of ``seq`` in a key's stream (seq-sorted, unique): bisect on the seq column."""
-    import bisect
-
-    index = bisect.bisect_left(stream, (seq,))
-    if index == len(stream) or stream[index][0] != seq:
-        raise KeyError(f"seq {seq} not in the driver's copy of the stream")
-    return index
-
-
-def _agree(aggregate: str, spark_value: Any, swagkit_value: Any) -> bool:
-    if spark_value is None or swagkit_value is None:
-        return spark_value is None and swagkit_value is None
-    if aggregate == "avg":
-        return math.isclose(spark_value, swagkit_value, rel_tol=AVG_REL_TOL, abs_tol=0.0)
-    return bool(spark_value == swagkit_value)
-
-
 @contextmanager
-def _session_conf(spark: SparkSession, conf: Mapping[str, str]) -> Iterator[None]:
+def session_conf(spark: SparkSession, conf: Mapping[str, str]) -> Iterator[None]:
     """Set ``conf`` on the session for the block and restore every previous value (or unset it) afterwards."""
     previous: dict[str, str | None] = {}
     for name, value in conf.items():
@@ -306,3 +317,68 @@ def _session_conf(spark: SparkSession, conf: Mapping[str, str]) -> Iterator[None
                 spark.conf.unset(name)
             else:
                 spark.conf.set(name, old_value)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# seeded streams
+
+
+def key_rows(seed: int, key_index: int, mean_rows: int) -> list[Row]:
+    """The stream of key ``k<key_index>``: between 1 and ``2·mean_rows - 1`` rows; ``time`` steps by 0 (a tie,
+    30%), 1-3, or now and then a gap of 50-150; NULLs come in runs, at a rate drawn per key (none, few, many,
+    all); ``ival`` in [-1000, 1000] with repeats, ``fval`` of magnitudes 1e-3..1e6, for some keys near 1e6 with a
+    small spread (cancellation in sums and in the variance)."""
+    rng = random.Random(f"swagkit-sql/{seed}/{key_index}")
+    length = rng.randint(1, max(1, 2 * mean_rows - 1))
+    null_rate = rng.choice((0.0, 0.08, 0.08, 0.3, 1.0))
+    offset = rng.choice((0.0, 0.0, 0.0, 1e6))
+    t = rng.randint(-1000, 1000)
+    null = False
+    ival = 0
+    rows: list[Row] = []
+    for seq in range(length):
+        step = rng.random()
+        if seq:
+            t += 0 if step < 0.3 else rng.randint(50, 150) if step > 0.97 else rng.randint(1, 3)
+        null = rng.random() < (0.6 if null and null_rate else null_rate)
+        ival = ival if rng.random() < 0.1 and seq else rng.randint(-1000, 1000)
+        fval = offset + rng.uniform(-1.0, 1.0) * 10.0 ** rng.randint(-3, 0 if offset else 6)
+        rows.append((f"k{key_index}", seq, t, None if null else ival, None if null or rng.random() < 0.05 else fval))
+    return rows
+
+
+def random_streams(keys: int, mean_rows: int, seed: int) -> list[Row]:
+    """:func:`key_rows` of keys ``0 .. keys-1``, interleaved round-robin (so partitioning matters)."""
+    streams = [key_rows(seed, k, mean_rows) for k in range(keys)]
+    longest = max((len(s) for s in streams), default=0)
+    return [s[i] for i in range(longest) for s in streams if i < len(s)]
+
+
+def streams_frame(spark: SparkSession, rows: Sequence[Row]) -> DataFrame:
+    """The rows as a DataFrame of :data:`STREAM_SCHEMA`."""
+    return spark.createDataFrame(list(rows), schema=STREAM_SCHEMA)
+
+
+def generated_frame(
+    spark: SparkSession, keys: int, mean_rows: int, seed: int, partitions: int | None = None
+) -> DataFrame:
+    """:func:`random_streams` generated on the executors (``keys`` keys spread over ``partitions`` tasks): the
+    same rows, at any size, without the driver holding them."""
+
+    def generate(batches: Iterable[Any]) -> Iterator[Any]:
+        pa = arrow()
+        schema = _stream_arrow_schema(pa)
+        for batch in batches:
+            rows = [r for k in batch.column(0).to_pylist() for r in key_rows(seed, k, mean_rows)]
+            columns = list(zip(*rows, strict=True)) if rows else [()] * len(schema)
+            arrays = [pa.array(c, type=f.type) for c, f in zip(columns, schema, strict=True)]
+            yield pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+    parts = partitions or spark.sparkContext.defaultParallelism
+    return spark.range(keys, numPartitions=parts).mapInArrow(generate, STREAM_SCHEMA)
+
+
+def _stream_arrow_schema(pa: Any) -> Any:
+    """:data:`STREAM_SCHEMA` in Arrow's terms."""
+    types = {"string": pa.string(), "bigint": pa.int64(), "double": pa.float64()}
+    return pa.schema([(name, types[kind]) for name, kind in (part.split() for part in STREAM_SCHEMA.split(", "))])
