@@ -439,7 +439,12 @@ def spark_stage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         )
     status = 1 if summary["failures"] else 0
     status = max(status, _kind_stages(args, session, sorted({t.algorithm for t in tasks}, key=algos.index), out, err))
-    return max(status, _scale(args, algos, out, err))
+    status = max(status, _scale(args, algos, out, err))
+    if not args.algorithm:  # the whole main job: Spark SQL's frames against swagkit too (about 10 s)
+        from .spark import sql_cli
+
+        status = max(status, sql_cli.run(args, out, err))
+    return status
 
 
 def _scale(args: argparse.Namespace, algos: Sequence[str] | None, out: TextIO, err: TextIO) -> int:
