@@ -5,7 +5,8 @@
   fanned out as Spark tasks, failures brought back as replay files;
 * :mod:`.sql` -- Spark SQL's window frames as an independent oracle, and as a system under test
   (``swagkit verify --spark-sql``; frames, aggregates and swagkit's side in :mod:`.sql_frames`, the comparison
-  and its tolerances in :mod:`.sql_check`, reproductions in :mod:`.sql_repro`, the command in :mod:`.sql_cli`).
+  and its tolerances in :mod:`.sql_check`, reproductions in :mod:`.sql_repro`, the command in :mod:`.sql_cli`);
+* :mod:`.frames` -- :func:`sliding_aggregate`, per-key sliding-window aggregates on DataFrames (re-exported here).
 
 The names of :mod:`.differential` and :mod:`.session` are re-exported here. Importing this package does not import
 pyspark; the functions that need it import it when called.
@@ -25,9 +26,11 @@ from .differential import (
     run_task,
     summarize,
 )
+from .frames import sliding_aggregate
 from .session import TASK_RETRIES, SparkJobError, local_session, session_for
 
 __all__ = [
+    "sliding_aggregate",
     "DiffTask",
     "DiffResult",
     "make_tasks",
