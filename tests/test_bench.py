@@ -4,9 +4,11 @@ algorithm cards, and the command line. Timings are not asserted (a shared machin
 from __future__ import annotations
 
 import csv
+import importlib.util
 import io
 import math
 import os
+import types
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +19,7 @@ from swagkit.spec.algorithms import CARDS
 from swagkit.spec.library import sum_i64
 from swagkit.verify.bench import EXPERIMENTS, exp000, figures
 from swagkit.verify.bench.cli import run_experiments
-from swagkit.verify.bench.report import COLUMNS
+from swagkit.verify.bench.report import COLUMNS, Check, Outcome, Ratio, write_summary
 from swagkit.verify.cli import main
 
 BUDGETS = {c.class_name: c.budget for c in CARDS if c.budget is not None}
@@ -73,6 +75,7 @@ def test_000_figures_are_png(tiny_000: Path) -> None:
     pytest.importorskip("matplotlib")
     pngs = sorted(p.name for p in tiny_000.glob("*.png"))
     assert "000_latency_sum_f64.png" in pngs and "000_throughput_bloom.png" in pngs
+    assert "000_fill_drain_geomean.png" in pngs and "000_event_time_sum_f64.png" in pngs
     for name in pngs:
         assert (tiny_000 / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert f"]({name})" in (tiny_000 / "report.md").read_text(encoding="utf-8")
@@ -120,6 +123,9 @@ def test_without_matplotlib_the_report_says_figures_were_skipped(
     rows = _rows(tmp_path, "003")
     assert {r["figure"] for r in rows} >= {"003_bulk_evict", "003_bulk_insert", "003_inorder", "003_bulk_vs_loop"}
     assert "| in-order sum_f64, window 2^14, array driver | FiBA μ=4 | DABALite |" in report
+    from swagkit.verify.bench import readme  # the run's summary.json is what --readme renders
+
+    assert "#### 003:" in readme.render(str(tmp_path))
 
 
 def test_only_rejects_an_unknown_experiment(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -158,3 +164,112 @@ def test_004_bounds_hold_on_a_small_stream() -> None:
     for m in results:
         assert 0 <= m.error <= 1, m
         assert m.space <= m.space_bound, m
+
+
+def test_000_moving_windows_and_latency_denoising_are_reported(tiny_000: Path) -> None:
+    rows = _rows(tiny_000, "000")
+    figures_ = {r["figure"] for r in rows}
+    assert {"000_fill_drain_sum_f64", "000_fill_drain_geomean", "000_event_time_sum_f64"} <= figures_
+    fill = {(r["contender"], int(r["x"])) for r in rows if r["figure"] == "000_fill_drain_sum_f64"}
+    assert {("DABALite", 1 << k) for k in exp000.TINY.fill_log2} <= fill and ("TwoStacks", 8) in fill
+    bursts = {int(r["x"]) for r in rows if r["figure"] == "000_event_time_geomean" and r["metric"] == "ratio"}
+    assert bursts == set(exp000.TINY.bursts)
+    latency = [r for r in rows if r["figure"] == "000_latency_sum_f64"]
+    assert {r["data"] for r in latency} == {"uniform", f"min_of_{exp000.TINY.latency_replays}_replays"}
+    assert {"flip_ns", "flip_min_ns", "noise_p99.999_ns"} <= {r["metric"] for r in latency}
+    assert exp000.NOOP in {r["contender"] for r in latency}
+    report = (tiny_000 / "report.md").read_text(encoding="utf-8")
+    assert "Two-Stacks' flip against the noise floor (sum_f64" in report
+    assert f"min of {exp000.TINY.latency_replays} replays per round" in report
+
+
+def test_burst_times_and_event_time_window() -> None:
+    from swagkit.verify.bench.exp000_windows import burst_times, event_time_rate, fill_drain_rate
+
+    assert burst_times(12, 3, 6) == [1, 1, 1, 2, 3, 4, 5, 5, 5, 6, 7, 8]
+    times = burst_times(400, 16, 64)
+    assert times == sorted(times) and len(times) == 400 and max(times.count(t) for t in times) == 16
+    counts: list[tuple[float, int]] = []
+    assert event_time_rate(opt.DABALite, sum_i64(), list(range(400)), times, 50, counts) > 0
+    b = BUDGETS["DABALite"]
+    mean, worst = counts[0]
+    # each item is inserted once, evicted at most once, and one query follows it (000 Theorem 6.2's credits)
+    assert 0 < mean <= b.avg_insert + b.avg_evict + b.bound("query", 400)
+    assert worst >= 16  # the round after a burst ages out evicts its 16 items: at least one ⊗ each here
+    combines: list[float] = []
+    assert fill_drain_rate(opt.TwoStacks, sum_i64(), list(range(64)), 16, combines) > 0
+    # per item: one insert, one evict, two queries; Two-Stacks' flip of the whole window is paid once per drain
+    assert combines[0] <= BUDGETS["TwoStacks"].avg_insert + BUDGETS["TwoStacks"].avg_evict + 2
+
+
+def test_002_flatfat_direct_answers_the_window_in_order() -> None:
+    """FlatFAT as a circular buffer (002 §4): after every slide of m, suffix(front) ⊗ prefix(front − 1) is the
+    window in arrival order, for a non-commutative monoid; Algorithm 2's ⊗ budget per bulk update."""
+    from swagkit.spec.library import string_concat
+    from swagkit.verify.bench.exp002 import chunks, flatfat_answer, flatfat_window
+
+    monoid, w, m = string_concat(), 8, 3
+    values = [chr(ord("a") + i % 26) for i in range(60)]
+    fill, slides = chunks(values, w, m, 15)
+    fat, updates = flatfat_window(monoid, fill, slides)
+    seen = fill
+    for chunk, (pairs, front) in zip(slides, updates):
+        before = fat.combine_count
+        fat.update(pairs)
+        assert fat.combine_count - before <= m * (1 + math.ceil(math.log2(w / m)))
+        seen = (seen + chunk)[-w:]
+        assert flatfat_answer(fat, monoid, front) == "".join(seen)
+
+
+def test_peers_lines_ratios_and_targets(monkeypatch: pytest.MonkeyPatch) -> None:
+    from swagkit.verify.bench import peers, timing
+    from swagkit.verify.bench.timing import Progress
+
+    monkeypatch.setattr(peers, "loops_for", lambda fn, budget=0.03: 1)
+    monkeypatch.setattr(timing, "gc", types.SimpleNamespace(collect=lambda: 0))  # timings are not asserted here
+    outcome = peers.run(peers.TINY, Progress(io.StringIO()))
+    names = {(r.contender, r.data) for r in outcome.rows if r.metric == "ratio"}
+    assert ("DABALite max_f64 loop", "plain monotonic deque (max)") in names
+    assert ("floor: 3 no-op C method calls", "plain running sum (sum)") in names
+    if importlib.util.find_spec("bottleneck") is not None:
+        assert ("window_sum sum_f64 (bounded error)", "bottleneck move_sum") in names
+        assert any(c.claim == "window_array SlickDequeNonInv max_f64 ≥ 2× bottleneck move_max" for c in outcome.checks)
+    assert all(r.value > 0 for r in outcome.rows)
+    assert len(outcome.ratios) == len(names)
+    for c in outcome.checks:  # a target's verdict is its measured ratio against the target
+        target = float(c.claim.split("≥ ")[1].split("×")[0])
+        assert c.ok == (float(c.measured.rstrip("×")) >= target), c
+
+
+def test_readme_block_is_rendered_from_the_results(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The generator is a function of the results directory, and ``--readme`` writes exactly its text between
+    the markers (idempotent); README.md's block is the render of benchmarks/results/ once a run is checked in."""
+    from swagkit.verify.bench import readme
+
+    outcome = Outcome("002", "a title", checks=[Check("a | claim", "≈ 3", None), Check("b", "1.5×", False)])
+    outcome.ratios.append(Ratio("sum, window 8", "FlatFAT", "recompute", 1.23456, 3))
+    write_summary([outcome], str(tmp_path / "summary.json"), ["2026-11-26 03:00 UTC, x86_64", "mode: full"])
+    (tmp_path / "002_sum.png").write_bytes(b"")
+    text = readme.render(str(tmp_path))
+    assert text == readme.render(str(tmp_path))
+    assert "mode: full." in text and "#### 002: a title" in text and "| a \\| claim | ≈ 3 |  |" in text
+    assert "| b | 1.5× | MISSED |" in text and "| sum, window 8 | FlatFAT | recompute | 1.23 |" in text
+    assert "[002_sum](benchmarks/results/002_sum.png)" in text
+    doc = tmp_path / "README.md"
+    doc.write_text(f"# x\n\n## Performance\n\n{readme.START}\nold numbers\n{readme.END}\n\n## Layout\n", "utf-8")
+    assert readme.update_readme(str(doc), str(tmp_path))
+    assert not readme.update_readme(str(doc), str(tmp_path))
+    assert readme.readme_block(doc.read_text("utf-8")) == text and doc.read_text("utf-8").endswith("## Layout\n")
+    monkeypatch.chdir(tmp_path)  # the command line: README.md of the working directory
+    assert main(["bench", "--readme", os.fspath(tmp_path)]) == 0 and "unchanged" in capsys.readouterr().out
+    doc.write_text("no markers\n", "utf-8")
+    assert (
+        main(["bench", "--readme", os.fspath(tmp_path)]) == 2 and "no <!-- bench:start -->" in capsys.readouterr().err
+    )
+    root = Path(__file__).resolve().parent.parent
+    results = root / readme.RESULTS
+    if not (results / "summary.json").exists():
+        pytest.skip("no results checked in yet (benchmarks/results/summary.json)")
+    assert readme.readme_block((root / "README.md").read_text("utf-8")) == readme.render(os.fspath(results))

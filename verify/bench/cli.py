@@ -1,7 +1,8 @@
-"""``swagkit bench [--quick] [--only EXPERIMENT] [--out DIR]``: run the experiments, write CSV, PNG and report.md.
+"""``swagkit bench [--quick] [--only EXPERIMENT] [--out DIR] | --readme [RESULTS]``: run the experiments.
 
 Writes ``DIR/<experiment>.csv`` (columns :data:`~.report.COLUMNS`), ``DIR/<figure>.png`` when matplotlib is
-installed, and ``DIR/report.md`` (claims, ratio tables, figures); progress goes to stderr, the ratio tables and
+installed, ``DIR/report.md`` (claims, ratio tables, figures) and ``DIR/summary.json`` (what ``--readme``
+renders into README.md's performance block: :mod:`.readme`); progress goes to stderr, the ratio tables and
 claims to stdout. Exit status 0 after a run (a missed paper claim is a finding of the report, not an error), 2 on
 a usage error such as an unknown experiment.
 """
@@ -18,8 +19,8 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, TextIO
 
-from . import figures
-from .report import Outcome, write_csv, write_markdown
+from . import figures, readme
+from .report import Outcome, write_csv, write_markdown, write_summary
 from .timing import Progress
 
 __all__ = ["EXPERIMENTS", "DEFAULT_OUT", "add_subparser", "run", "run_experiments"]
@@ -31,6 +32,7 @@ EXPERIMENTS: dict[str, str] = {
     "001": "exp001",
     "002": "exp002",
     "004": "exp004",
+    "peers": "peers",
 }
 DEFAULT_OUT = "bench-results"
 PRESETS = ("FULL", "QUICK", "TINY")
@@ -53,6 +55,13 @@ def add_subparser(sub: Any) -> None:
         help=f"experiments to run (default: all of {', '.join(EXPERIMENTS)})",
     )
     b.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"output directory (default {DEFAULT_OUT}/)")
+    b.add_argument(
+        "--readme",
+        nargs="?",
+        const=readme.RESULTS,
+        metavar="RESULTS",
+        help=f"run nothing: rewrite README.md's performance block from a run's directory (default {readme.RESULTS})",
+    )
 
 
 def experiment(experiment_id: str) -> ModuleType:
@@ -61,12 +70,25 @@ def experiment(experiment_id: str) -> ModuleType:
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``swagkit bench``'s body."""
+    if args.readme:
+        return write_readme(args.readme, "README.md", out, err)
     only = list(dict.fromkeys(args.only or EXPERIMENTS))
     unknown = [e for e in only if e not in EXPERIMENTS]
     if unknown:
         print(f"swagkit bench: unknown experiment {', '.join(unknown)} (known: {', '.join(EXPERIMENTS)})", file=err)
         return 2
     return run_experiments(only, args.out, "QUICK" if args.quick else "FULL", out, err)
+
+
+def write_readme(results: str, path: str, out: TextIO, err: TextIO) -> int:
+    """``--readme``: README's block between the bench markers from ``results/summary.json``."""
+    try:
+        changed = readme.update_readme(path, results)
+    except (OSError, ValueError) as e:
+        print(f"swagkit bench --readme: {e}", file=err)
+        return 2
+    print(f"{path}: performance block {'rewritten' if changed else 'unchanged'} from {results}/summary.json", file=out)
+    return 0
 
 
 def run_experiments(ids: Sequence[str], directory: str, preset: str, out: TextIO, err: TextIO) -> int:
@@ -101,6 +123,7 @@ def run_experiments(ids: Sequence[str], directory: str, preset: str, out: TextIO
         header.append("warning: the pure-Python fallback ran: the ⊗ counts hold, the timings do not")
     with open(os.path.join(directory, "report.md"), "w", encoding="utf-8") as f:
         write_markdown(outcomes, f, header, note, set(drawn))
+    write_summary(outcomes, os.path.join(directory, "summary.json"), header)
     for o in outcomes:
         print(f"== {o.experiment}: {o.title}", file=out)
         for c in o.checks:

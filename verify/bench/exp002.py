@@ -6,7 +6,10 @@ of m items on a full window (evict m, insert m, one query; the fill is not timed
 for windows 2^1 … 2^14 and m ∈ {1, 8, 64}, with
 
 * ``ReactiveAggregator`` of :mod:`swagkit.optimized` (``sum_f64``/``max_f64`` on the typed C path, ``stddev`` with
-  its Python ``⊗``), and
+  its Python ``⊗``),
+* ``FlatFAT`` used directly (002 §4) as a circular buffer of w leaves: one bulk ``update`` of the m oldest leaves
+  per slide (Algorithm 2), the query ``suffix(front) ⊗ prefix(front − 1)`` -- the paper's own use of the tree,
+  without the Reactive Aggregator's per-element calls and resizing, and
 * **recompute**: a ``collections.deque`` of the window, and per query the best plain-Python fold of it -- the
   built-in ``sum``/``max`` (C loops) for Sum and Max, ``functools.reduce(⊗)`` for StdDev (a C loop calling the
   same Python ``⊗`` the aggregator calls).
@@ -42,10 +45,12 @@ from swagkit.spec.monoid import Monoid
 from .report import Check, Figure, Outcome, Ratio, Row
 from .timing import Progress, alternate
 
-__all__ = ["ID", "TITLE", "Sizes", "FULL", "QUICK", "TINY", "run", "reactive_rate", "recompute_rate", "break_even"]
+__all__ = ["ID", "TITLE", "Sizes", "FULL", "QUICK", "TINY", "run", "break_even", "chunks", "recompute_rate"]
+__all__ += ["reactive_rate", "flatfat_window", "flatfat_answer", "flatfat_rate"]
 
 ID = "002"
-TITLE = "Reactive Aggregator (FlatFAT) vs recompute from scratch: throughput vs window and m, break-even (002 §6)"
+TITLE = "Reactive Aggregator and FlatFAT vs recompute from scratch: throughput vs window and m, break-even (002 §6)"
+TREES = ("ReactiveAggregator", "FlatFAT")  # the contenders against recompute
 PAPER_BREAK_EVEN = {"sum_f64": 370, "max_f64": 260, "stddev_pop": 10}
 
 
@@ -103,6 +108,42 @@ def reactive_rate(monoid: Any, fill: list[Any], slides: list[list[Any]]) -> tupl
     return items / dt, (agg.combine_count - c0) / items
 
 
+def flatfat_window(monoid: Any, fill: list[Any], slides: list[list[Any]]) -> tuple[Any, list[tuple[list[Any], int]]]:
+    """``FlatFAT`` used directly (002 §4) as a circular buffer of ``len(fill)`` leaves (a power of two), and per
+    slide of m its bulk update of the m oldest leaves (lifted, leaf indices computed) with the front after it."""
+    n, lift = len(fill), monoid.lift
+    fat = opt.FlatFAT(monoid, [lift(v) for v in fill], capacity=n)
+    updates, front = [], 0
+    for chunk in slides:
+        pairs = [((front + i) % n, lift(v)) for i, v in enumerate(chunk)]
+        front = (front + len(chunk)) % n
+        updates.append((pairs, front))
+    return fat, updates
+
+
+def flatfat_answer(fat: Any, monoid: Any, front: int) -> Any:
+    """The window in order for any monoid: ``suffix(front) ⊗ prefix(front − 1)`` (2·log2 n + 1 ⊗), or the root
+    when the front is leaf 0."""
+    return monoid.lower(monoid.combine(fat.suffix(front), fat.prefix(front - 1)) if front else fat.aggregate())
+
+
+def flatfat_rate(monoid: Any, fill: list[Any], slides: list[list[Any]]) -> tuple[float, float]:
+    """(items/s, ⊗ per item) of the same slides through :func:`flatfat_window`: one bulk ``update`` per slide
+    (Algorithm 2: at most m·(1 + ⌈log2(n/m)⌉) ⊗) and :func:`flatfat_answer`. Lifting and the leaf indices are
+    prepared before timing, as for recompute."""
+    fat, updates = flatfat_window(monoid, fill, slides)
+    update = fat.update
+    c0 = fat.combine_count
+    t = time.perf_counter()
+    for pairs, front in updates:
+        update(pairs)
+        flatfat_answer(fat, monoid, front)
+    dt = time.perf_counter() - t
+    items = sum(map(len, slides))
+    queries = sum(1 for _, front in updates if front)  # the ⊗ of suffix ⊗ prefix, outside the tree's counter
+    return items / dt, (fat.combine_count - c0 + queries) / items
+
+
 def recompute_rate(monoid: Any, fold: Callable[[Any], Any], fill: list[Any], slides: list[list[Any]]) -> float:
     """Items/s of the same slides over a deque of lifted values, folding the whole window on every query."""
     lift, lower = monoid.lift, monoid.lower
@@ -135,16 +176,24 @@ def break_even(windows: Sequence[int], ratios: Sequence[float]) -> float:
 
 
 def _contenders(
-    monoid: Any, fold: Callable[[Any], Any], fill: list[Any], slides: list[list[Any]], combines: list[float]
+    monoid: Any, fold: Callable[[Any], Any], fill: list[Any], slides: list[list[Any]], combines: dict[str, float]
 ) -> dict[str, Callable[[], float]]:
-    """recompute first (the baseline), then the aggregator, whose ⊗ per item goes to ``combines``."""
+    """recompute first (the baseline), then the Reactive Aggregator and FlatFAT used directly, whose ⊗ per item
+    go to ``combines[name]``."""
 
-    def reactive() -> float:
-        rate, comb = reactive_rate(monoid, fill, slides)
-        combines.append(comb)
+    def counted(name: str, measure: Callable[..., tuple[float, float]]) -> Callable[[], float]:
+        def rate() -> float:
+            r, comb = measure(monoid, fill, slides)
+            combines[name] = comb
+            return r
+
         return rate
 
-    return {"recompute": lambda: recompute_rate(monoid, fold, fill, slides), "ReactiveAggregator": reactive}
+    return {
+        "recompute": lambda: recompute_rate(monoid, fold, fill, slides),
+        "ReactiveAggregator": counted("ReactiveAggregator", reactive_rate),
+        "FlatFAT": counted("FlatFAT", flatfat_rate),
+    }
 
 
 def run(sizes: Sizes, progress: Progress) -> Outcome:
@@ -155,52 +204,51 @@ def run(sizes: Sizes, progress: Progress) -> Outcome:
     for monoid, fold in _monoids():
         fig = Figure(
             f"002_{monoid.name}",
-            f"002 §6: ReactiveAggregator / recompute from scratch, {monoid.name}, by slide size m",
+            f"002 §6: ReactiveAggregator and FlatFAT / recompute from scratch, {monoid.name}, by slide size m",
             "window size",
-            "ratio (> 1: Reactive faster)",
+            "ratio (> 1: the tree is faster)",
             logy=True,
         )
         for m in sizes.ms:
             windows = [1 << k for k in sizes.log2_windows if 1 << k >= m]
-            ratios: list[float] = []
+            ratios: dict[str, list[float]] = {who: [] for who in TREES}
             for w in windows:
                 progress.step(ID, f"{monoid.name}, m = {m}, window {w}")
                 # steady state: a full window (untimed fill), then slides; recompute folds w per slide
                 slides = max(sizes.min_slides, min(sizes.items // m, sizes.folds // w))
                 fill, chunked = chunks(values, w, m, slides)
-                combines: list[float] = []
-                contenders = _contenders(monoid, fold, fill, chunked, combines)
-                r = alternate(contenders, "recompute", sizes.repeat)
-                ratios.append(r["ReactiveAggregator"].ratio)
-                x = f"m={m}"
-                for who, comb in (("ReactiveAggregator", combines[0]), ("recompute", (w - 1) / m)):
+                combines: dict[str, float] = {"recompute": (w - 1) / m}
+                r = alternate(_contenders(monoid, fold, fill, chunked, combines), "recompute", sizes.repeat)
+                for who in ("recompute", *TREES):
                     outcome.rows.append(
-                        Row(fig.name, who, monoid.name, x, "window", w, "items_per_s", r[who].best, comb)
+                        Row(
+                            fig.name, who, monoid.name, f"m={m}", "window", w, "items_per_s", r[who].best, combines[who]
+                        )
                     )
-                outcome.rows.append(
-                    Row(fig.name, "ReactiveAggregator", monoid.name, x, "window", w, "ratio", ratios[-1], combines[0])
+                for who in TREES:
+                    ratios[who].append(r[who].ratio)
+                    outcome.rows.append(
+                        Row(fig.name, who, monoid.name, f"m={m}", "window", w, "ratio", r[who].ratio, combines[who])
+                    )
+            for who in TREES:
+                label = f"m = {m}" if who == "ReactiveAggregator" else f"{who}, m = {m}"
+                fig.series[label] = ([float(w) for w in windows], ratios[who])
+                be = break_even(windows, ratios[who])
+                outcome.rows.append(Row(fig.name, who, monoid.name, f"m={m}", "m", m, "break_even", be))
+                paper = PAPER_BREAK_EVEN.get(monoid.name) if who == "ReactiveAggregator" else None
+                outcome.checks.append(
+                    Check(
+                        f"break-even window, {who}, {monoid.name}, m = {m}"
+                        + (f" (002 Table 3: ≈ {paper}, m = 1)" if paper else ""),
+                        "not reached" if math.isnan(be) else f"≈ {be:.0f}",
+                        None,
+                    )
                 )
-            fig.series[f"m = {m}"] = ([float(w) for w in windows], ratios)
-            be = break_even(windows, ratios)
-            outcome.rows.append(Row(fig.name, "ReactiveAggregator", monoid.name, f"m={m}", "m", m, "break_even", be))
-            paper = PAPER_BREAK_EVEN.get(monoid.name)
-            outcome.checks.append(
-                Check(
-                    f"break-even window, {monoid.name}, m = {m}"
-                    + (f" (002 Table 3: ≈ {paper}, m = 1)" if paper else ""),
-                    "not reached" if math.isnan(be) else f"≈ {be:.0f}",
-                    None,
+                outcome.ratios.append(
+                    Ratio(
+                        f"{monoid.name}, m = {m}, window {windows[-1]}", who, "recompute", ratios[who][-1], sizes.repeat
+                    )
                 )
-            )
-            outcome.ratios.append(
-                Ratio(
-                    f"{monoid.name}, m = {m}, window {windows[-1]}",
-                    "ReactiveAggregator",
-                    "recompute",
-                    ratios[-1],
-                    sizes.repeat,
-                )
-            )
         outcome.figures.append(fig)
     _array_level(sizes, progress, outcome, values)
     return outcome

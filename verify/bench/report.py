@@ -10,12 +10,13 @@ report work without matplotlib.
 from __future__ import annotations
 
 import csv
+import json
 import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
-__all__ = ["COLUMNS", "Row", "Ratio", "Check", "Figure", "Outcome", "write_csv", "write_markdown"]
+__all__ = ["COLUMNS", "Row", "Ratio", "Check", "Figure", "Outcome", "write_csv", "write_markdown", "write_summary"]
 
 #: CSV columns, in order (one row per measured value)
 COLUMNS = ("experiment", "figure", "contender", "monoid", "data", "x_name", "x", "metric", "value", "combines")
@@ -137,3 +138,26 @@ def write_markdown(
                 out.write(f"![{fig.title}]({fig.name}.png)\n\n")
         for note in o.notes:
             out.write(f"- {note}\n")
+
+
+def write_summary(outcomes: Sequence[Outcome], path: str, header: Sequence[str]) -> None:
+    """``path`` gets the run's header and, per experiment, its claims and ratio table as JSON: what
+    :mod:`.readme` renders into the README (the CSV files keep every measured value)."""
+    summary = {
+        "header": list(header),
+        "experiments": [
+            {
+                "id": o.experiment,
+                "title": o.title,
+                "checks": [{"claim": c.claim, "measured": c.measured, "ok": c.ok} for c in o.checks],
+                "ratios": [
+                    {"what": r.what, "contender": r.contender, "baseline": r.baseline, "ratio": r.ratio}
+                    for r in o.ratios
+                ],
+            }
+            for o in outcomes
+        ],
+    }
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(summary, f, ensure_ascii=False, indent=1, sort_keys=True)
+        f.write("\n")
