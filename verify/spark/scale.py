@@ -317,15 +317,17 @@ def make_scale_tasks(
     over every target × monoid (``monoids``: a list, or a function of the target giving its monoids); seeds
     count up from ``seed``. Every combination gets at least one task. ``pace(target)`` scales a target's tasks
     (a target checked by a slow lock-step -- paper 004's structures against their reference -- runs a fraction
-    of its share, so it does not hold the whole run up; the run then makes fewer operations than asked)."""
+    of a share, at most ``pace × per_task``, so it does not hold the whole run up); the full-pace tasks make up
+    the difference, so the total is ``operations`` unless every target is slow."""
     combos = [(t, m) for t in targets for m in (monoids(t) if callable(monoids) else monoids)]
     if not combos:
         return []
     count = max(len(combos), -(-operations // per_task))
-    share = operations / count
+    picked = [combos[i % len(combos)] for i in range(count)]
+    paces = [pace(t) for t, _ in picked]
+    share = operations / sum(paces)  # the full-pace tasks make up what the slow ones leave
     tasks = []
-    for i in range(count):
-        t, m = combos[i % len(combos)]
-        ops = max(1, round(share * pace(t)))
-        tasks.append(ScaleTask(t, m, seed + i, ops, min(trace_length, ops), max_window))
+    for i, ((t, m), p) in enumerate(zip(picked, paces)):
+        ops = round(share * p) if p >= 1 else min(round(share * p), round(per_task * p))
+        tasks.append(ScaleTask(t, m, seed + i, max(1, ops), min(trace_length, max(1, ops)), max_window))
     return tasks

@@ -26,6 +26,7 @@ __all__ = [
     "USER_MONOIDS",
     "registry_targets",
     "registry_monoids",
+    "registry_pace",
     "user_target",
     "user_monoids",
     "scale_stage",
