@@ -30,13 +30,12 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from swagkit.verify.spark import local_session, sliding_aggregate
-from swagkit.verify.spark.sql import SEGMENT_TREE_CONF
+from swagkit.verify.spark.sql import SEGMENT_TREE_CONF, session_conf
 
 WINDOWS = (16, 256, 4096, 65536)
 PARTITIONS = (1, 2, 4, 8, 16)
@@ -94,22 +93,6 @@ def spark_query(df: Any, window: int) -> Any:
 
     frame = Window.partitionBy("key").orderBy("seq").rowsBetween(-(window - 1), Window.currentRow)
     return df.select("*", F.sum("value").over(frame).alias("sum"), F.max("value").over(frame).alias("max"))
-
-
-@contextmanager
-def session_conf(spark: Any, conf: dict[str, str]) -> Iterator[None]:
-    """``conf`` set on the session for the block (Spark reads it when a query is planned, i.e. when it runs)."""
-    previous = {name: spark.conf.get(name, None) for name in conf}
-    for name, value in conf.items():
-        spark.conf.set(name, value)
-    try:
-        yield
-    finally:
-        for name, value in previous.items():
-            if value is None:
-                spark.conf.unset(name)
-            else:
-                spark.conf.set(name, value)
 
 
 def spark_cpu_ticks(spark: Any) -> dict[int, int] | None:
