@@ -253,6 +253,60 @@ cdef extern from "slickdeque_noninv.h":
                               int kind) noexcept nogil
 
 
+# The ``window_array`` kernel of a fresh Non-Inv deque (the common case: ``_window_array`` builds one), plain C for
+# the same cmov reason. Against ``swag_nv_steady`` it drops per-item work that a fresh start makes hoistable: the
+# deque lives in a linear buffer (no ring masks; it is moved back to the buffer's start, O(deque), at most once per
+# ``min(w, n)`` items), the head's expiry and value sit in registers (the eviction test is the inner loop's bound),
+# a node keeps its key and its input index only (the value is read back from the input), and the stopped-scan
+# count is taken on the slow path only. Same Algorithm 2 decisions, hence the same results and ⊗ count.
+cdef extern from "slickdeque_noninv_fresh.h":
+    Py_ssize_t swag_nv_fresh(int64_t* keys, int64_t* idx, Py_ssize_t cap, const int64_t* inp, Py_ssize_t n,
+                             int64_t* out, Py_ssize_t w, int kind, Py_ssize_t* hp_out,
+                             Py_ssize_t* tp_out) noexcept nogil
+
+
+cdef Py_ssize_t _nv_window_fresh(Ring* q, int64_t* first_io, int64_t* ins_io, long long* cc_io, const Slot* inp,
+                                 Py_ssize_t n, Py_ssize_t w, Slot* out, int kind) noexcept nogil:
+    """Non-Inv ``window_array`` loop of a fresh deque (nothing inserted yet) with ``swag_nv_fresh``; the final
+    deque is written back into ``q`` (at least ``min(w, n)`` slots). Returns ``n``, or 0 (nothing changed) when the
+    kernel's buffers cannot be allocated."""
+    cdef Py_ssize_t wm = w if w < n else n, cap, hp = 0, tp = 0, j
+    cdef long long cc
+    cdef int64_t* keys
+    cdef int64_t* idx
+    if n == 0:
+        return 0
+    if wm > (PY_SSIZE_T_MAX // <Py_ssize_t>sizeof(int64_t) - 64) // 2:
+        return 0
+    cap = 2 * wm + 64
+    keys = <int64_t*>malloc(cap * sizeof(int64_t))
+    idx = <int64_t*>malloc(cap * sizeof(int64_t))
+    if keys == NULL or idx == NULL:
+        free(keys)
+        free(idx)
+        return 0
+    # window min(w, n): the same answers (no item of a window ≥ n is ever evicted) with no overflow in i + w
+    if kind == K_MAX_F:
+        cc = swag_nv_fresh(keys, idx, cap, <const int64_t*>inp, n, <int64_t*>out, wm, K_MAX_F, &hp, &tp)
+    elif kind == K_MIN_F:
+        cc = swag_nv_fresh(keys, idx, cap, <const int64_t*>inp, n, <int64_t*>out, wm, K_MIN_F, &hp, &tp)
+    elif kind == K_MAX_I:
+        cc = swag_nv_fresh(keys, idx, cap, <const int64_t*>inp, n, <int64_t*>out, wm, K_MAX_I, &hp, &tp)
+    else:
+        cc = swag_nv_fresh(keys, idx, cap, <const int64_t*>inp, n, <int64_t*>out, wm, K_MIN_I, &hp, &tp)
+    for j in range(tp - hp):  # back into the ring, head at slot 0
+        q.vals[j] = inp[idx[hp + j]]
+        q.seqs[j] = idx[hp + j]
+    q.head = 0
+    q.m = tp - hp
+    free(keys)
+    free(idx)
+    first_io[0] = n - wm
+    ins_io[0] = n
+    cc_io[0] += cc
+    return n
+
+
 cdef inline Py_ssize_t _nv_window_local(Ring* q, int64_t* first_io, int64_t* ins_io, long long* cc_io,
                                         const Slot* inp, Py_ssize_t n, Py_ssize_t w, Slot* out,
                                         int kind, SwagNvNode* sc, Py_ssize_t smask) noexcept nogil:
@@ -457,6 +511,8 @@ cdef class SlickDequeNonInv:
         cdef Ring* q = &self.q
         cdef Py_ssize_t size = 16, done, need
         cdef SwagNvNode* sc
+        if self.inserted == 0 and n > 0:  # fresh (``_window_array``'s case): the kernel without the copy-in
+            return _nv_window_fresh(q, &self.first, &self.inserted, &self.combine_count, inp, n, w, out, self.kind)
         # the deque never holds more than the window, nor more than it holds now plus the n new partials
         need = q.m + n if n <= w - q.m else w
         while size < need + 3:
@@ -651,6 +707,44 @@ cdef class SlickDequeNonInv:
             c = count
             for k in range(c):
                 self._evict_one()
+        finally:
+            self.state = ST_READY
+
+    def shift(self, value: In) -> Out:
+        """One static-window step in one call: ``evict(); insert(value); return query()``, with exactly their ⊗
+        sequence and ``combine_count`` (0 ⊗, then amortized ≤ 2: O(1) amortized like them). ``value`` is validated
+        (lifted) and the window checked first: a refused value or an empty window (``EmptyWindowError``) changes
+        nothing; if ``combine`` raises in the insertion, the eviction stays done (the exception's note says so). A
+        typed kind does it in C, touching no Python object but the argument and the boxed result."""
+        cdef Slot v
+        self._enter("shift")
+        try:
+            if self.kind != K_GENERIC:
+                to_slot(self.kind, value, &v)
+                if self.inserted == self.first:
+                    raise EmptyWindowError("slickdeque_noninv: shift() on an empty window")
+                self._evict_one_t()
+                if self._insert_k(v) < 0:
+                    err = MemoryError()
+                    err.add_note("swagkit slickdeque_noninv: shift evicted the oldest value, "
+                                 "then the insertion raised")
+                    raise err
+                result = box(self.kind, self.q.vals[self.q.head])  # the head: the whole window (never empty here)
+            else:
+                lifted = self._lift(value)
+                if self.inserted == self.first:
+                    raise EmptyWindowError("slickdeque_noninv: shift() on an empty window")
+                self._evict_one()
+                try:
+                    self._insert_g(lifted)
+                except BaseException as err:
+                    err.add_note("swagkit slickdeque_noninv: shift evicted the oldest value, "
+                                 "then the insertion raised")
+                    raise
+                result = <object>self.q.vals[self.q.head].o
+            if self.lower_id:  # no Python call to the identity ``lower``, as ``query``
+                return result
+            return self._lower(result)
         finally:
             self.state = ST_READY
 
@@ -1317,6 +1411,44 @@ cdef class SlickDequeInv:
             except BaseException as err:
                 err.add_note(f"swagkit slickdeque_inv: evict_many evicted {j} of {c} values")
                 raise
+        finally:
+            self.state = ST_READY
+
+    def shift(self, value: In) -> Out:
+        """One static-window step in one call: ``evict(); insert(value); return query()``, with exactly their ⊗
+        and inverse sequence, ``combine_count`` and ``inverse_count`` (O(1) amortized like them). ``value`` is
+        validated (lifted) and the window checked first: a refused value or an empty window (``EmptyWindowError``)
+        changes nothing; if ``combine`` or ``inverse`` raises in the insertion, the eviction stays done (the
+        exception's note says so). A typed kind does it in C, touching no Python object but the argument and the
+        boxed result."""
+        cdef Slot v
+        self._enter("shift")
+        try:
+            if self.kind != K_GENERIC:
+                to_slot(self.kind, value, &v)
+                if self.n == 0:
+                    raise EmptyWindowError("slickdeque_inv: shift() on an empty window")
+                self._evict_k()
+                if self._insert_k(v) < 0:
+                    err = MemoryError()
+                    err.add_note("swagkit slickdeque_inv: shift evicted the oldest value, "
+                                 "then the insertion raised")
+                    raise err
+            else:
+                lifted = self._lift(value)
+                if self.n == 0:
+                    raise EmptyWindowError("slickdeque_inv: shift() on an empty window")
+                self._evict_g()
+                try:
+                    self._insert_g(lifted)
+                except BaseException as err:
+                    err.add_note("swagkit slickdeque_inv: shift evicted the oldest value, "
+                                 "then the insertion raised")
+                    raise
+            result = self._box(self.agg if self.cap == 0 else self.answers[0])  # ``query``'s aggregate
+            if self.lower_id:  # no Python call to the identity ``lower``, as ``query``
+                return result
+            return self._lower(result)
         finally:
             self.state = ST_READY
 

@@ -20,6 +20,12 @@ from swagkit.spec.monoid import as_monoid as _as_monoid
 from swagkit.reference._guard import check_count as _check_count, reentered as _reentered, restore as _restore
 
 
+cdef int _shift_note(object err, str algorithm) except -1:
+    """Raise ``err`` noting that ``shift`` evicted before its insertion failed (the window is one shorter)."""
+    err.add_note(f"swagkit {algorithm}: shift evicted the oldest value, then the insertion raised")
+    raise err
+
+
 cdef class SWAGShell:
     """What every compiled FIFO SWAG of this module does the same way: construction from a monoid, the re-entry
     guard, ``query``/``insert``/``evict`` and their bulk forms, copies and pickles by snapshot, ``combine_count``.
@@ -100,6 +106,39 @@ cdef class SWAGShell:
                 st_evict_t(&self.st, self.kind)
             else:
                 st_evict_g(&self.st, self._combine)
+        finally:
+            self.st.busy = False
+
+    def shift(self, value: In) -> Out:
+        """Evict the oldest value, insert ``value``, return ``query()``: one static-window step in one call, with
+        exactly their ⊗ sequence (``combine_count`` too). ``value`` is validated (lifted) and the window checked
+        first: a refused value or an empty window (``EmptyWindowError``) changes nothing; if ``combine`` raises
+        in the insertion, the eviction stays done (the note says so)."""
+        cdef Slot v, r
+        self._enter("shift")
+        try:
+            if self.kind != K_GENERIC:
+                to_slot(self.kind, value, &v)
+                if st_len(&self.st) == 0:
+                    raise EmptyWindowError(f"{self.algorithm}: shift() on an empty window")
+                st_evict_t(&self.st, self.kind)
+                if st_insert_t(&self.st, v, self.kind) < 0:
+                    _shift_note(MemoryError(), self.algorithm)
+                r = st_query_t(&self.st, self.kind)
+                result = box(self.kind, r)
+            else:
+                lifted = self._lift(value)
+                if st_len(&self.st) == 0:
+                    raise EmptyWindowError(f"{self.algorithm}: shift() on an empty window")
+                st_evict_g(&self.st, self._combine)
+                try:
+                    st_insert_g(&self.st, lifted, self._combine)
+                except BaseException as err:
+                    _shift_note(err, self.algorithm)
+                result = st_query_g(&self.st, self._combine)
+            if self.lower_id:
+                return result
+            return self._lower(result)
         finally:
             self.st.busy = False
 

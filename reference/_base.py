@@ -80,6 +80,27 @@ class InOrderAggregator(Guarded, Generic[In, Agg, Out]):
         self._evict()
 
     @guarded
+    def shift(self, value: In) -> Out:
+        """One step of a static window in one call: evict the oldest value, insert ``value``, return ``query()``.
+
+        The ⊗ sequence (and ``combine_count``) is exactly that of ``evict(); insert(value); query()``, so it is
+        O(1) or amortized O(1) as they are; it exists because a per-item Python loop pays per call, and one call
+        per item is the least a per-call API can cost. ``value`` is lifted and the window checked first: a
+        refused value, or an empty window (:class:`EmptyWindowError`), changes nothing. If ``combine`` raises in
+        the insertion, the eviction stays done (the window is one shorter and consistent; the exception's note
+        says so); if it raises in the query, the window has shifted."""
+        v = self.monoid.lift(value)
+        if len(self) == 0:
+            raise EmptyWindowError(f"{self.algorithm}: shift() on an empty window")
+        self._evict()
+        try:
+            self._insert(v)
+        except BaseException as err:
+            err.add_note(f"swagkit {self.algorithm}: shift evicted the oldest value, then the insertion raised")
+            raise
+        return self.monoid.lower(self._query())
+
+    @guarded
     def insert_many(self, values: Iterable[In]) -> None:
         """Insert each of ``values`` in order (same ⊗ sequence as that many ``insert`` calls).
 

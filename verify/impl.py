@@ -103,6 +103,7 @@ TRACED = frozenset(
         "query",
         "insert_many",
         "evict_many",
+        "shift",
         "query_range",
         "query_all",
         "insert_with_handle",

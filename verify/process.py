@@ -583,7 +583,17 @@ def _fifo_ops(codec: Conformance) -> dict[str, Any]:
     def evict_many(self: _Instance, count: int) -> None:
         self._call("evict_many", count=count)
 
-    return {"insert": insert, "evict": evict, "query": query, "insert_many": insert_many, "evict_many": evict_many}
+    def shift(self: _Instance, value: Any) -> Any:
+        return self._value("shift", codec.decode, value=codec.encode(value))
+
+    return {
+        "insert": insert,
+        "evict": evict,
+        "query": query,
+        "insert_many": insert_many,
+        "evict_many": evict_many,
+        "shift": shift,
+    }
 
 
 def _ooo_ops(codec: Conformance) -> dict[str, Any]:

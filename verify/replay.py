@@ -19,10 +19,11 @@ without Python (the program ignores ``expect``/``error`` and the header's extra 
 (``"empty"``: an empty window; ``"bad_input"``: a dead handle, an absent time, an unordered bulk). Operations and
 their fields:
 
-* fifo / handles: ``insert`` (``value``), ``evict``, ``query``, ``insert_many`` (``values``), ``evict_many``
-  (``count``), ``query_range`` (``range``), ``insert_with_handle`` (``value``), ``insert_many_with_handles``
-  (``values``), ``remove`` (``handle``), ``remove_many`` (``handles``), ``batch`` (``events``:
-  ``["insert", v]``, ``["evict"]``, ``["remove", h]``), ``handles``;
+* fifo / handles: ``insert`` (``value``), ``evict``, ``query``, ``shift`` (``value``; evict, insert and query
+  in one call, ``expect``: the query's answer), ``insert_many`` (``values``), ``evict_many`` (``count``),
+  ``query_range`` (``range``), ``insert_with_handle`` (``value``), ``insert_many_with_handles`` (``values``),
+  ``remove`` (``handle``), ``remove_many`` (``handles``), ``batch`` (``events``: ``["insert", v]``,
+  ``["evict"]``, ``["remove", h]``), ``handles``;
 * ooo: ``insert`` (``time``, ``value``), ``evict``, ``remove`` (``time``), ``bulk_evict`` (``time``),
   ``bulk_insert`` (``items``: ``[[t, v], ...]``), ``query``, ``range_query`` (``from``, ``to``), ``oldest``,
   ``youngest``.
@@ -87,6 +88,7 @@ Call = tuple[str, tuple[Any, ...]]
 #: (argument field names, time-valued fields) per operation: the JSON shape of each call
 _FIFO_FIELDS: dict[str, tuple[str, ...]] = {
     "insert": ("value",),
+    "shift": ("value",),
     "insert_many": ("values",),
     "evict_many": ("count",),
     "query_range": ("range",),
@@ -133,6 +135,11 @@ def _apply(
                 model.evict()  # a full window of a fixed capacity: the oldest leaves first
             model.insert(v)
         return None
+    if name == "shift":  # evict, insert, query in one call; the value is checked first (a refusal changes nothing)
+        monoid.lift(args[0])
+        model.evict()
+        model.insert(args[0])
+        return model.query()
     if name == "query_all":
         return [(r, _newest(model, monoid, r)) for r in contract.ranges or ()]
     if name == "size":  # the protocol's required op: a consumer of the file compares it without Python
@@ -160,6 +167,7 @@ def _apply(
 def _answers(name: str) -> bool:
     return name in {
         "query",
+        "shift",
         "size",
         "query_range",
         "query_all",

@@ -48,6 +48,10 @@ SWAG_AI void swag_move(void* dst, const void* src, Py_ssize_t bytes) {
     }
 }
 
+/* The min arity and max arity (2 mu) of a kernel copy: MU when the copy is specialized for it, else the run's. */
+#define SWAG_MU(st, MU) ((MU) ? (MU) : (st)->mu)
+#define SWAG_MAXAR(st, MU) ((MU) ? 2 * (MU) : (st)->maxar)
+
 #define SWAG_MOVE_SLOTS(d, s, n) swag_move((d), (s), (Py_ssize_t)(n) * (Py_ssize_t)sizeof(SwagSlot))
 #define SWAG_MOVE_NODES(d, s, n) swag_move((d), (s), (Py_ssize_t)(n) * (Py_ssize_t)sizeof(SwagFNode*))
 
@@ -405,10 +409,15 @@ SWAG_AI int swag_has_up(const SwagFNode* x) {
 /* repairAggs from a top that is the root or on a spine (its climb stops at once), then the pass down. */
 SWAG_AI void swag_repair_top(SwagFibaRun* st, SwagFNode* top, int hl, int hr, int kind) {
     SwagFNode* x;
-    swag_rc_any(st, top, kind);
     if (top->parent != NULL) {
         hl = top->left_spine;
         hr = top->right_spine;
+        /* a non-root top is on a spine: its fold directly (swag_rc_any's count is fixed on return anyway) */
+        if (hl && !hr) swag_rc_left(st, top, kind);
+        else if (hr && !hl) swag_rc_right(st, top, kind);
+        else swag_rc_any(st, top, kind);
+    } else {
+        swag_rc_any(st, top, kind);
     }
     if (hl) for (x = top; !x->leaf; ) { x = x->children[0]; swag_rc_left(st, x, kind); }
     if (hr) for (x = top; !x->leaf; ) { x = x->children[x->n]; swag_rc_right(st, x, kind); }
@@ -455,9 +464,9 @@ static SwagFNode* swag_fnode_new(SwagFibaRun* st, int leaf) {
 /* evict() when the left finger (settled) is the root or a leaf on the left spine only: rebalanceAfterEvict
    (merge with or move from the sibling, child 1, up the left spine; a root left with one child goes) and
    repairAggs. */
-SWAG_AI void swag_fevict_general_impl(SwagFibaRun* st, int kind) {
+SWAG_AI void swag_fevict_general_impl(SwagFibaRun* st, int kind, const int MU) {
     SwagFNode *x = st->lf, *p, *s, *c;
-    int mu = st->mu, m = x->n, n, sn, pn, k, hl, hr;
+    int mu = SWAG_MU(st, MU), m = x->n, n, sn, pn, k, hl, hr;
     swag_fwd_tv(x->times, x->times + 1, x->values, x->values + 1, m - 1);
     x->n = m - 1;
     hl = x->left_spine;
@@ -524,9 +533,9 @@ SWAG_AI void swag_fevict_general_impl(SwagFibaRun* st, int kind) {
    without the root's last child taking part: the general rebalance's two steps and repair, written out
    (the parent's sibling's Pi-up, the grandparent, the parent, the leaf). Returns 0, changing nothing, in
    any other shape. The leaf may be unsettled; it is settled after. */
-SWAG_AI int swag_fevict_level2(SwagFibaRun* st, SwagFNode* lf, SwagFNode* p, int kind) {
+SWAG_AI int swag_fevict_level2(SwagFibaRun* st, SwagFNode* lf, SwagFNode* p, int kind, const int MU) {
     SwagFNode *g = p->parent, *s = p->children[1], *ps, *c;
-    const int mu = st->mu, maxar = st->maxar;
+    const int mu = SWAG_MU(st, MU), maxar = SWAG_MAXAR(st, MU);
     int m = lf->n, sn = s->n, pn = p->n, n, psn, gn, k;
     SwagSlot* lt0;
     if (!(g->parent == NULL || (g->left_spine && !g->right_spine))) return 0;
@@ -589,9 +598,9 @@ SWAG_AI int swag_fevict_level2(SwagFibaRun* st, SwagFNode* lf, SwagFNode* p, int
    full and the grandparent (the root, or on the right spine only) is not: the general code's two splits and
    repair, written out (the old leaf's and the old parent's Pi-up, the grandparent, the new parent's and the
    new leaf's Pi-right). 1: done; 0: another shape, nothing changed; -1: out of memory, nothing changed. */
-SWAG_AI int swag_finsert_level2(SwagFibaRun* st, SwagSlot t, SwagSlot v, int kind) {
+SWAG_AI int swag_finsert_level2(SwagFibaRun* st, SwagSlot t, SwagSlot v, int kind, const int MU) {
     SwagFNode *x = st->rf, *p = x->parent, *g, *r, *r2;
-    const int mu = st->mu, maxar = st->maxar;
+    const int mu = SWAG_MU(st, MU), maxar = SWAG_MAXAR(st, MU);
     int n, k, j;
     if (p == NULL || p->parent == NULL || !p->right_spine || p->left_spine || p->n + 2 <= maxar) return 0;
     g = p->parent;
@@ -652,9 +661,9 @@ SWAG_AI int swag_finsert_level2(SwagFibaRun* st, SwagSlot t, SwagSlot v, int kin
 /* insert(t, v) for t above every time when the right finger is full: the finger search, the append, the
    splits up the right spine (the split node is its parent's last child; heightIncrease at the root), the
    repair. The new nodes are taken first, so running out of memory changes nothing (returns -1). */
-SWAG_AI int swag_finsert_split_impl(SwagFibaRun* st, SwagSlot t, SwagSlot v, int kind) {
+SWAG_AI int swag_finsert_split_impl(SwagFibaRun* st, SwagSlot t, SwagSlot v, int kind, const int MU) {
     SwagFNode *x = st->rf, *p, *r, *fresh[80];
-    int mu = st->mu, maxar = st->maxar, n, k, j, need = 0, used = 0, hl = 0, hr = 0;
+    int mu = SWAG_MU(st, MU), maxar = SWAG_MAXAR(st, MU), n, k, j, need = 0, used = 0, hl = 0, hr = 0;
     int64_t tc0;
     /* how many nodes: one per split (every full node from the leaf up), one more for a new root */
     for (r = x; r != NULL && r->n + 2 > maxar; r = r->parent) need++;
@@ -718,32 +727,111 @@ SWAG_AI int swag_finsert_split_impl(SwagFibaRun* st, SwagSlot t, SwagSlot v, int
     return 0;
 }
 
-/* The rare cases out of line, one copy per monoid kind (the kind a constant inside): inlined, they made the
+/* The rare cases out of line, one copy per monoid kind and specialized min arity (the kind and, for the
+   specialized arities, mu a constant inside; MU = 0: mu read from the run): inlined, they made the
    kernel's loop keep its state in memory. */
-#define SWAG_FIBA_RARE(k) \
-    static SWAG_NOINLINE void swag_fevict_general_##k(SwagFibaRun* st) { swag_fevict_general_impl(st, k); } \
-    static SWAG_NOINLINE int swag_finsert_split_##k(SwagFibaRun* st, SwagSlot t, SwagSlot v) { \
-        return swag_finsert_split_impl(st, t, v, k); \
+#define SWAG_FIBA_RARE(k, M, sfx) \
+    static SWAG_NOINLINE void swag_fevict_general_##k##sfx(SwagFibaRun* st) { swag_fevict_general_impl(st, k, M); } \
+    static SWAG_NOINLINE int swag_finsert_split_##k##sfx(SwagFibaRun* st, SwagSlot t, SwagSlot v) { \
+        return swag_finsert_split_impl(st, t, v, k, M); \
     }
-SWAG_FIBA_RARE(1)
-SWAG_FIBA_RARE(2)
-SWAG_FIBA_RARE(3)
-SWAG_FIBA_RARE(4)
-SWAG_FIBA_RARE(5)
-SWAG_FIBA_RARE(6)
+SWAG_FIBA_RARE(1, 2, _m2)
+SWAG_FIBA_RARE(2, 2, _m2)
+SWAG_FIBA_RARE(3, 2, _m2)
+SWAG_FIBA_RARE(4, 2, _m2)
+SWAG_FIBA_RARE(5, 2, _m2)
+SWAG_FIBA_RARE(6, 2, _m2)
+SWAG_FIBA_RARE(1, 4, _m4)
+SWAG_FIBA_RARE(2, 4, _m4)
+SWAG_FIBA_RARE(3, 4, _m4)
+SWAG_FIBA_RARE(4, 4, _m4)
+SWAG_FIBA_RARE(5, 4, _m4)
+SWAG_FIBA_RARE(6, 4, _m4)
+SWAG_FIBA_RARE(1, 8, _m8)
+SWAG_FIBA_RARE(2, 8, _m8)
+SWAG_FIBA_RARE(3, 8, _m8)
+SWAG_FIBA_RARE(4, 8, _m8)
+SWAG_FIBA_RARE(5, 8, _m8)
+SWAG_FIBA_RARE(6, 8, _m8)
+SWAG_FIBA_RARE(1, 0, )
+SWAG_FIBA_RARE(2, 0, )
+SWAG_FIBA_RARE(3, 0, )
+SWAG_FIBA_RARE(4, 0, )
+SWAG_FIBA_RARE(5, 0, )
+SWAG_FIBA_RARE(6, 0, )
 
-SWAG_AI void swag_fevict_general(SwagFibaRun* st, int kind) {
+SWAG_AI void swag_fevict_general(SwagFibaRun* st, int kind, const int MU) {
+    if (MU == 2) {
+        switch (kind) {
+        case 1: swag_fevict_general_1_m2(st); return;
+        case 2: swag_fevict_general_2_m2(st); return;
+        case 3: swag_fevict_general_3_m2(st); return;
+        case 4: swag_fevict_general_4_m2(st); return;
+        case 5: swag_fevict_general_5_m2(st); return;
+        default: swag_fevict_general_6_m2(st); return;
+        }
+    }
+    if (MU == 4) {
+        switch (kind) {
+        case 1: swag_fevict_general_1_m4(st); return;
+        case 2: swag_fevict_general_2_m4(st); return;
+        case 3: swag_fevict_general_3_m4(st); return;
+        case 4: swag_fevict_general_4_m4(st); return;
+        case 5: swag_fevict_general_5_m4(st); return;
+        default: swag_fevict_general_6_m4(st); return;
+        }
+    }
+    if (MU == 8) {
+        switch (kind) {
+        case 1: swag_fevict_general_1_m8(st); return;
+        case 2: swag_fevict_general_2_m8(st); return;
+        case 3: swag_fevict_general_3_m8(st); return;
+        case 4: swag_fevict_general_4_m8(st); return;
+        case 5: swag_fevict_general_5_m8(st); return;
+        default: swag_fevict_general_6_m8(st); return;
+        }
+    }
     switch (kind) {
-    case 1: swag_fevict_general_1(st); break;
-    case 2: swag_fevict_general_2(st); break;
-    case 3: swag_fevict_general_3(st); break;
-    case 4: swag_fevict_general_4(st); break;
-    case 5: swag_fevict_general_5(st); break;
-    default: swag_fevict_general_6(st); break;
+    case 1: swag_fevict_general_1(st); return;
+    case 2: swag_fevict_general_2(st); return;
+    case 3: swag_fevict_general_3(st); return;
+    case 4: swag_fevict_general_4(st); return;
+    case 5: swag_fevict_general_5(st); return;
+    default: swag_fevict_general_6(st); return;
     }
 }
 
-SWAG_AI int swag_finsert_split(SwagFibaRun* st, SwagSlot t, SwagSlot v, int kind) {
+SWAG_AI int swag_finsert_split(SwagFibaRun* st, SwagSlot t, SwagSlot v, int kind, const int MU) {
+    if (MU == 2) {
+        switch (kind) {
+        case 1: return swag_finsert_split_1_m2(st, t, v);
+        case 2: return swag_finsert_split_2_m2(st, t, v);
+        case 3: return swag_finsert_split_3_m2(st, t, v);
+        case 4: return swag_finsert_split_4_m2(st, t, v);
+        case 5: return swag_finsert_split_5_m2(st, t, v);
+        default: return swag_finsert_split_6_m2(st, t, v);
+        }
+    }
+    if (MU == 4) {
+        switch (kind) {
+        case 1: return swag_finsert_split_1_m4(st, t, v);
+        case 2: return swag_finsert_split_2_m4(st, t, v);
+        case 3: return swag_finsert_split_3_m4(st, t, v);
+        case 4: return swag_finsert_split_4_m4(st, t, v);
+        case 5: return swag_finsert_split_5_m4(st, t, v);
+        default: return swag_finsert_split_6_m4(st, t, v);
+        }
+    }
+    if (MU == 8) {
+        switch (kind) {
+        case 1: return swag_finsert_split_1_m8(st, t, v);
+        case 2: return swag_finsert_split_2_m8(st, t, v);
+        case 3: return swag_finsert_split_3_m8(st, t, v);
+        case 4: return swag_finsert_split_4_m8(st, t, v);
+        case 5: return swag_finsert_split_5_m8(st, t, v);
+        default: return swag_finsert_split_6_m8(st, t, v);
+        }
+    }
     switch (kind) {
     case 1: return swag_finsert_split_1(st, t, v);
     case 2: return swag_finsert_split_2(st, t, v);
@@ -762,9 +850,9 @@ SWAG_AI int swag_finsert_split(SwagFibaRun* st, SwagSlot t, SwagSlot v, int kind
 
 /* One eviction from a left finger that is not simply "on the left spine with an entry to spare": underflow
    with a move or merge, the two-level cascade, or the general rebalance. The leaf may be unsettled. */
-SWAG_AI int swag_fevict_slow_impl(SwagFibaRun* st, int kind) {
+SWAG_AI int swag_fevict_slow_impl(SwagFibaRun* st, int kind, const int MU) {
     SwagFNode *lf = st->lf, *p = lf->parent, *s;
-    const int mu = st->mu, maxar = st->maxar;
+    const int mu = SWAG_MU(st, MU), maxar = SWAG_MAXAR(st, MU);
     int m = lf->n, sn, pn;
     SwagSlot *ts, *vs, *lt0;
     if (p != NULL && lf->left_spine && !lf->right_spine) {
@@ -843,20 +931,20 @@ SWAG_AI int swag_fevict_slow_impl(SwagFibaRun* st, int kind) {
                 st->cc += swag_rc_leaf_left(lf, kind);
                 return 0;
             }
-            if (p->parent != NULL && swag_fevict_level2(st, lf, p, kind)) return 0;
+            if (p->parent != NULL && swag_fevict_level2(st, lf, p, kind, MU)) return 0;
         }
     }
     swag_fsettle(lf, maxar);
     if (p != NULL && !(lf->left_spine && !lf->right_spine)) return 1;
-    swag_fevict_general(st, kind);   /* the root leaf, or a rebalance that climbs */
+    swag_fevict_general(st, kind, MU);   /* the root leaf, or a rebalance that climbs */
     return 0;
 }
 
 /* One in-order append (time above every other, the right finger not empty) that overflows the right
    finger: the split under a parent that does not overflow, the two-level split, or the general cascade. */
-SWAG_AI int swag_finsert_slow_impl(SwagFibaRun* st, SwagSlot t, SwagSlot v, int kind) {
+SWAG_AI int swag_finsert_slow_impl(SwagFibaRun* st, SwagSlot t, SwagSlot v, int kind, const int MU) {
     SwagFNode *rf = st->rf, *p = rf->parent, *s;
-    const int mu = st->mu, maxar = st->maxar;
+    const int mu = SWAG_MU(st, MU), maxar = SWAG_MAXAR(st, MU);
     int m = rf->n, k, pn;
     if (p != NULL && p->n + 2 <= maxar && (p->parent == NULL || (p->right_spine && !p->left_spine))) {
         /* the right finger splits under a non-root right-spine parent that does not overflow: entries
@@ -885,27 +973,75 @@ SWAG_AI int swag_finsert_slow_impl(SwagFibaRun* st, SwagSlot t, SwagSlot v, int 
         st->rf = s;
         return 0;
     }
-    k = swag_finsert_level2(st, t, v, kind);
+    k = swag_finsert_level2(st, t, v, kind, MU);
     if (k == 0) {
         swag_fsettle(st->lf, maxar);
-        k = swag_finsert_split(st, t, v, kind);
+        k = swag_finsert_split(st, t, v, kind, MU);
     }
     return k < 0 ? -1 : 0;
 }
 
-#define SWAG_FIBA_SLOW(kind) \
-    static SWAG_NOINLINE int swag_fevict_slow_##kind(SwagFibaRun* st) { return swag_fevict_slow_impl(st, kind); } \
-    static SWAG_NOINLINE int swag_finsert_slow_##kind(SwagFibaRun* st, SwagSlot t, SwagSlot v) { \
-        return swag_finsert_slow_impl(st, t, v, kind); \
+#define SWAG_FIBA_SLOW(kind, M, sfx) \
+    static SWAG_NOINLINE int swag_fevict_slow_##kind##sfx(SwagFibaRun* st) { return swag_fevict_slow_impl(st, kind, M); } \
+    static SWAG_NOINLINE int swag_finsert_slow_##kind##sfx(SwagFibaRun* st, SwagSlot t, SwagSlot v) { \
+        return swag_finsert_slow_impl(st, t, v, kind, M); \
     }
-SWAG_FIBA_SLOW(1)
-SWAG_FIBA_SLOW(2)
-SWAG_FIBA_SLOW(3)
-SWAG_FIBA_SLOW(4)
-SWAG_FIBA_SLOW(5)
-SWAG_FIBA_SLOW(6)
+SWAG_FIBA_SLOW(1, 2, _m2)
+SWAG_FIBA_SLOW(2, 2, _m2)
+SWAG_FIBA_SLOW(3, 2, _m2)
+SWAG_FIBA_SLOW(4, 2, _m2)
+SWAG_FIBA_SLOW(5, 2, _m2)
+SWAG_FIBA_SLOW(6, 2, _m2)
+SWAG_FIBA_SLOW(1, 4, _m4)
+SWAG_FIBA_SLOW(2, 4, _m4)
+SWAG_FIBA_SLOW(3, 4, _m4)
+SWAG_FIBA_SLOW(4, 4, _m4)
+SWAG_FIBA_SLOW(5, 4, _m4)
+SWAG_FIBA_SLOW(6, 4, _m4)
+SWAG_FIBA_SLOW(1, 8, _m8)
+SWAG_FIBA_SLOW(2, 8, _m8)
+SWAG_FIBA_SLOW(3, 8, _m8)
+SWAG_FIBA_SLOW(4, 8, _m8)
+SWAG_FIBA_SLOW(5, 8, _m8)
+SWAG_FIBA_SLOW(6, 8, _m8)
+SWAG_FIBA_SLOW(1, 0, )
+SWAG_FIBA_SLOW(2, 0, )
+SWAG_FIBA_SLOW(3, 0, )
+SWAG_FIBA_SLOW(4, 0, )
+SWAG_FIBA_SLOW(5, 0, )
+SWAG_FIBA_SLOW(6, 0, )
 
-SWAG_AI int swag_fevict_slow(SwagFibaRun* st, int kind) {
+SWAG_AI int swag_fevict_slow(SwagFibaRun* st, int kind, const int MU) {
+    if (MU == 2) {
+        switch (kind) {
+        case 1: return swag_fevict_slow_1_m2(st);
+        case 2: return swag_fevict_slow_2_m2(st);
+        case 3: return swag_fevict_slow_3_m2(st);
+        case 4: return swag_fevict_slow_4_m2(st);
+        case 5: return swag_fevict_slow_5_m2(st);
+        default: return swag_fevict_slow_6_m2(st);
+        }
+    }
+    if (MU == 4) {
+        switch (kind) {
+        case 1: return swag_fevict_slow_1_m4(st);
+        case 2: return swag_fevict_slow_2_m4(st);
+        case 3: return swag_fevict_slow_3_m4(st);
+        case 4: return swag_fevict_slow_4_m4(st);
+        case 5: return swag_fevict_slow_5_m4(st);
+        default: return swag_fevict_slow_6_m4(st);
+        }
+    }
+    if (MU == 8) {
+        switch (kind) {
+        case 1: return swag_fevict_slow_1_m8(st);
+        case 2: return swag_fevict_slow_2_m8(st);
+        case 3: return swag_fevict_slow_3_m8(st);
+        case 4: return swag_fevict_slow_4_m8(st);
+        case 5: return swag_fevict_slow_5_m8(st);
+        default: return swag_fevict_slow_6_m8(st);
+        }
+    }
     switch (kind) {
     case 1: return swag_fevict_slow_1(st);
     case 2: return swag_fevict_slow_2(st);
@@ -916,7 +1052,37 @@ SWAG_AI int swag_fevict_slow(SwagFibaRun* st, int kind) {
     }
 }
 
-SWAG_AI int swag_finsert_slow(SwagFibaRun* st, SwagSlot t, SwagSlot v, int kind) {
+SWAG_AI int swag_finsert_slow(SwagFibaRun* st, SwagSlot t, SwagSlot v, int kind, const int MU) {
+    if (MU == 2) {
+        switch (kind) {
+        case 1: return swag_finsert_slow_1_m2(st, t, v);
+        case 2: return swag_finsert_slow_2_m2(st, t, v);
+        case 3: return swag_finsert_slow_3_m2(st, t, v);
+        case 4: return swag_finsert_slow_4_m2(st, t, v);
+        case 5: return swag_finsert_slow_5_m2(st, t, v);
+        default: return swag_finsert_slow_6_m2(st, t, v);
+        }
+    }
+    if (MU == 4) {
+        switch (kind) {
+        case 1: return swag_finsert_slow_1_m4(st, t, v);
+        case 2: return swag_finsert_slow_2_m4(st, t, v);
+        case 3: return swag_finsert_slow_3_m4(st, t, v);
+        case 4: return swag_finsert_slow_4_m4(st, t, v);
+        case 5: return swag_finsert_slow_5_m4(st, t, v);
+        default: return swag_finsert_slow_6_m4(st, t, v);
+        }
+    }
+    if (MU == 8) {
+        switch (kind) {
+        case 1: return swag_finsert_slow_1_m8(st, t, v);
+        case 2: return swag_finsert_slow_2_m8(st, t, v);
+        case 3: return swag_finsert_slow_3_m8(st, t, v);
+        case 4: return swag_finsert_slow_4_m8(st, t, v);
+        case 5: return swag_finsert_slow_5_m8(st, t, v);
+        default: return swag_finsert_slow_6_m8(st, t, v);
+        }
+    }
     switch (kind) {
     case 1: return swag_finsert_slow_1(st, t, v);
     case 2: return swag_finsert_slow_2(st, t, v);
@@ -935,9 +1101,9 @@ SWAG_AI int swag_finsert_slow(SwagFibaRun* st, SwagSlot t, SwagSlot v, int kind)
    to st around each out-of-line step. */
 SWAG_AI Py_ssize_t swag_fiba_kernel(SwagFibaRun* st, const SwagSlot* tin, const SwagSlot* vin, SwagSlot* out,
                                     Py_ssize_t i, Py_ssize_t n, Py_ssize_t window, Py_ssize_t* size_io,
-                                    int* status, const int kind, const int tk) {
+                                    int* status, const int kind, const int tk, const int MU) {
     SwagFNode *root = st->root, *lf = st->lf, *rf = st->rf;
-    const int mu = st->mu, maxar = st->maxar;
+    const int mu = SWAG_MU(st, MU), maxar = SWAG_MAXAR(st, MU);
     int64_t cc = 0, tc = 0;
     Py_ssize_t size = *size_io;
     /* the three aggregates the query reads, kept in registers as well: reading back what the previous
@@ -962,7 +1128,7 @@ SWAG_AI Py_ssize_t swag_fiba_kernel(SwagFibaRun* st, const SwagSlot* tin, const 
                 cc += ops;
                 tc += 1;
             } else {
-                r = swag_fevict_slow(st, kind);
+                r = swag_fevict_slow(st, kind, MU);
                 root = st->root;
                 lf = st->lf;
                 rf = st->rf;
@@ -988,7 +1154,7 @@ SWAG_AI Py_ssize_t swag_fiba_kernel(SwagFibaRun* st, const SwagSlot* tin, const 
                 cc += 1;
                 tc += rf == root ? 1 : 2;
             } else {
-                r = swag_finsert_slow(st, t, v, kind);
+                r = swag_finsert_slow(st, t, v, kind, MU);
                 root = st->root;
                 lf = st->lf;
                 rf = st->rf;
@@ -1023,12 +1189,17 @@ done:
     return i;
 }
 
-/* One copy of the kernel per (monoid kind, time kind), each with both kinds as constants. */
+/* One copy of the kernel per (monoid kind, time kind), each with both kinds as constants, and within it one copy
+   per specialized min arity (mu and 2 mu constants: the block offsets, the underflow and overflow tests and the
+   node-sized moves fold) besides the general one. */
 #define SWAG_FIBA_KERNEL(name, kind, tk) \
     static SWAG_NOINLINE Py_ssize_t name(SwagFibaRun* st, const SwagSlot* tin, const SwagSlot* vin, \
                                          SwagSlot* out, Py_ssize_t i, Py_ssize_t n, Py_ssize_t window, \
                                          Py_ssize_t* size_io, int* status) { \
-        return swag_fiba_kernel(st, tin, vin, out, i, n, window, size_io, status, kind, tk); \
+        if (st->mu == 2) return swag_fiba_kernel(st, tin, vin, out, i, n, window, size_io, status, kind, tk, 2); \
+        if (st->mu == 4) return swag_fiba_kernel(st, tin, vin, out, i, n, window, size_io, status, kind, tk, 4); \
+        if (st->mu == 8) return swag_fiba_kernel(st, tin, vin, out, i, n, window, size_io, status, kind, tk, 8); \
+        return swag_fiba_kernel(st, tin, vin, out, i, n, window, size_io, status, kind, tk, 0); \
     }
 SWAG_FIBA_KERNEL(swag_fiba_k1f, SWAG_FK_SUM_F, SWAG_FT_F64)
 SWAG_FIBA_KERNEL(swag_fiba_k2f, SWAG_FK_MAX_F, SWAG_FT_F64)

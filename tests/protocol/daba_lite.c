@@ -13,7 +13,7 @@
  *   BUG_CRASH_AT_64  the process exits (status 1) when the window reaches 64 values
  *   BUG_HANG         evict on a window of exactly 7 values never answers
  *   BUG_GARBAGE      query on a window of exactly 10 values writes a line that is not JSON
- * And NO_BULK: hello does not offer insert_many / evict_many (and the program refuses them as "unsupported").
+ * And NO_BULK: hello does not offer insert_many / evict_many / shift (and the program refuses them as "unsupported").
  *
  * Pointers are absolute positions into a growable ring buffer (slot p is buf[p & (cap - 1)]); the live values are
  * the positions [F, E). The fixup follows swagkit.reference.daba_lite line by line (000 Fig. 8).
@@ -275,7 +275,7 @@ static int hello(jout *o) {
     for (int m = 0; m < M_COUNT; m++) jo_printf(o, "%s\"%s\"", m ? "," : "", MONOIDS[m]);
     jo_puts(o, "],\"ops\":[\"new\",\"insert\",\"evict\",\"query\",\"size\",\"stats\",\"drop\",\"batch\"");
 #ifndef NO_BULK
-    jo_puts(o, ",\"insert_many\",\"evict_many\"");
+    jo_puts(o, ",\"insert_many\",\"evict_many\",\"shift\"");
 #endif
     jo_puts(o, "]}");
     return 0;
@@ -347,6 +347,21 @@ static int handle(const jval *req, jout *o) {
         for (size_t k = 0; k < vs->n; k++) agg_insert(g, decoded[k]);
         free(decoded);
         return jo_puts(o, "{\"ok\":true}"), 0;
+    }
+    if (is(op, "shift")) { /* evict, insert, query in one request; the value is checked first */
+        val v;
+        if (!v_decode(g->m, j_get(req, "value"), &v)) return fail(o, "bad_input", "not a value of the monoid");
+        if (g->E == g->F) {
+            v_free(&v);
+            return fail(o, "empty", "shift on an empty window");
+        }
+        agg_evict(g);
+        agg_insert(g, v);
+        val r = agg_query(g);
+        jo_puts(o, "{\"ok\":true,\"value\":");
+        v_encode(g->m, &r, o);
+        v_free(&r);
+        return jo_puts(o, "}"), 0;
     }
     if (is(op, "evict_many")) {
         const jval *count = j_get(req, "count");

@@ -16,7 +16,8 @@
    (interference is random, the round's own cost is not), the measured cost of Two-Stacks' flips (the rounds
    whose ``⊗`` count says they flip) and the noise floor (the same loop over three no-op C calls).
 3. **Fill and drain** and 4. an **event-time window with bursts of evictions** (sum and geometric mean, per-call
-   API): :mod:`.exp000_windows`.
+   API): :mod:`.exp000_windows`; 5. that window's **latency per round** (000 Fig. 12, bulk evictions):
+   :mod:`.exp000_event_latency`.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from swagkit.spec.algorithms import CARDS
 from swagkit.spec.library import bloom_filter, geomean, sum_f64
 from swagkit.spec.monoid import Monoid
 
+from .exp000_event_latency import event_time_latency
 from .exp000_windows import Sweep, event_time_bursts, fill_and_drain
 from .peers import NoOpCalls
 from .report import Check, Figure, Outcome, Ratio, Row
@@ -121,6 +123,19 @@ def run(sizes: Sizes, progress: Progress) -> Outcome:
     fill_and_drain(moving, sizes.fill_log2, sizes.python_items, sweep)
     event_time_bursts(moving, sizes.bursts, span, max(sizes.python_items, 4 * span), sweep)
     _latency(sizes, progress, outcome)
+    rounds = sizes.latency_ops
+    bursty = {m: (monoid, values[:rounds]) for m, (monoid, values) in _inputs(rounds).items() if m != "bloom"}
+    event_time_latency(
+        bursty,
+        LATENCY_ALGORITHMS,
+        span,
+        max(sizes.bursts),
+        rounds,
+        sizes.latency_replays,
+        clock_overhead_ns(),
+        progress,
+        outcome,
+    )
     return outcome
 
 

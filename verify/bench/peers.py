@@ -11,10 +11,12 @@ robust to the load of a shared machine; the absolute items/s beside them (the co
    (Non-Inv) max/min ≥ 2×; every in-order array driver ≥ 1×. ``window_array(SlickDequeInv, sum_f64)`` is the
    exact reference ⊗ sequence (the path ``window_sum`` improves on). Peers: pandas ``rolling`` and numpy
    ``sliding_window_view`` (O(n·w): run on a 32× shorter input, against the baseline on that input).
-2. **per-call API**, window 4096 over 200 k Python floats: insert/evict/query from a Python loop, swagkit's best
-   typed class per operator against per-element Python peers: a plain-Python monotonic deque (max) or running sum
-   (sum), PyPI ``rolling``, river. Ratio = peer time / swagkit time; target ≥ 3×. The "floor" lines run the same
-   loop over three no-op C methods: no API of three calls per item can beat them.
+2. **per-call API**, window 4096 over 200 k Python floats, swagkit's best typed class per operator from a Python
+   loop against per-element Python peers: a plain-Python monotonic deque (max) or running sum (sum), PyPI
+   ``rolling``, river. Ratio = peer time / swagkit time; target ≥ 3× for the one-call loop (``shift(v)``: evict,
+   insert, query), shown beside the three-call loop (``evict(); insert(v); query()``). The "floor" lines run the
+   loops over C built-ins that do nothing useful (one ``abs(v)`` per item; three no-op methods): no per-call API
+   of one or three calls per item can beat them.
 
 Missing peers (bottleneck, pandas, rolling, river: the ``bench`` extra) are skipped with a note.
 benchmarks/bench_peers.py prints the same lines as a table.
@@ -212,8 +214,28 @@ def swag_loop(agg: Any, data: list[Any], window: int) -> None:
         query()
 
 
+def shift_loop(agg: Any, data: list[Any], window: int) -> None:
+    """The one-call API: fill the window, then one ``shift(v)`` (evict, insert, query) per item."""
+    agg.insert_many(data[:window])
+    shift = agg.shift
+    for v in data[window:]:
+        shift(v)
+
+
 def _fresh_loop(cls: Any, monoid: Callable[[], Any], data: list[Any], window: int) -> None:
     swag_loop(cls(monoid()), data, window)
+
+
+def _fresh_shift_loop(cls: Any, monoid: Callable[[], Any], data: list[Any], window: int) -> None:
+    shift_loop(cls(monoid()), data, window)
+
+
+def one_call_floor(data: list[Any], window: int) -> None:
+    """One C call per item that takes the value and returns a new float (``abs``): what :func:`shift_loop` can
+    not go below."""
+    f = abs
+    for v in data[window:]:
+        f(v)
 
 
 class NoOpCalls:
@@ -286,13 +308,17 @@ def per_call_lines(n: int, repeats: int, window: int, notes: list[str]) -> Itera
     ):
         for peer_name, peer in _python_peers(op, data, window, notes):
             # the peer is the baseline: the ratio is peer time / swagkit time (above 1: swagkit faster)
+            base = f"{peer_name} ({op})"
+            ratio, secs = paired_times(peer, functools.partial(_fresh_shift_loop, cls, monoid, data, window), repeats)
+            yield PeerLine("per-call", f"{cls.__name__} {monoid.__name__} shift loop", base, n, ratio, secs, 3.0)
             ratio, secs = paired_times(peer, functools.partial(_fresh_loop, cls, monoid, data, window), repeats)
-            name = f"{cls.__name__} {monoid.__name__} loop"
-            yield PeerLine("per-call", name, f"{peer_name} ({op})", n, ratio, secs, 3.0)
+            yield PeerLine("per-call", f"{cls.__name__} {monoid.__name__} 3-call loop", base, n, ratio, secs, None)
             if cls is opt.DABALite and peer_name.startswith("plain"):
-                # the ceiling of any API of three calls per item: the same loop over three no-op C methods
+                # the ceilings of any per-call API: one C call per item (shift), three (evict, insert, query)
+                ratio, secs = paired_times(peer, functools.partial(one_call_floor, data, window), repeats)
+                yield PeerLine("per-call", "floor: 1 C call returning a float", base, n, ratio, secs, None)
                 ratio, secs = paired_times(peer, lambda: swag_loop(NoOpCalls(), data, window), repeats)
-                yield PeerLine("per-call", "floor: 3 no-op C method calls", f"{peer_name} ({op})", n, ratio, secs, None)
+                yield PeerLine("per-call", "floor: 3 no-op C method calls", base, n, ratio, secs, None)
 
 
 def run(sizes: Sizes, progress: timing.Progress) -> Outcome:

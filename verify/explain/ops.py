@@ -4,7 +4,8 @@ Operations are separated by ``;`` or new lines; each is a name and its arguments
 a value with spaces). What an operation takes depends on the algorithm's kind:
 
 * fifo (and handles): ``insert V``, ``evict``, ``query``, ``insert_many V…``, ``evict_many N``,
-  ``query_range N``; handles also ``remove NAME`` (the element's name as printed);
+  ``query_range N``; fifo also ``shift V`` (evict, insert, query in one call), handles ``remove NAME`` (the
+  element's name as printed);
 * tree (FlatFAT as a window over its leaves, 002 §4): ``insert V``, ``evict``, ``query``, ``update I V``,
   ``prefix I``, ``suffix I``, ``leaf I``;
 * ooo (FiBA): ``insert T V``, ``evict``, ``remove T``, ``bulk_evict T``, ``bulk_insert T V T V…``, ``query``,
@@ -60,7 +61,7 @@ _FIFO = {
 }
 #: the operations of each kind (``plain`` structures take their own public methods)
 OPERATIONS: dict[str, dict[str, tuple[str, ...]]] = {
-    "fifo": _FIFO,
+    "fifo": {**_FIFO, "shift": ("value",)},
     "handles": {**_FIFO, "remove": ("name",)},
     "tree": {
         "insert": ("value",),

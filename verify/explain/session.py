@@ -144,6 +144,12 @@ class Session:
                 o.insert_many(es)
             self.live.extend(e.id for e in es)
             return None
+        if name == "shift":
+            (e,) = self._insert_fifo([op.args[0]])
+            result = o.shift(e)
+            self.live.pop(0)
+            self.live.append(e.id)
+            return result
         if name == "remove":
             eid = self._named(str(op.args[0]))
             o.remove(self.handles.get(eid, -1) if eid is not None else -1)

@@ -1,7 +1,7 @@
 """Debug mode of the FIFO kind: check a FIFO SWAG against its specification after every single operation.
 
 :class:`CheckedAggregator` forwards ``insert``/``evict``/``query``/``insert_many``/``evict_many``/``len`` (and
-``query_range`` where offered) to the aggregator and keeps the executable ADT model
+``query_range`` and ``shift`` where offered) to the aggregator and keeps the executable ADT model
 (:class:`~swagkit.spec.adt.FifoSwag`) in step with it. After every operation it checks
 
 * **model** -- ``len()`` and every ``query()`` answer agree with the model (``monoid.eq``), and misuse raises
@@ -49,7 +49,14 @@ from swagkit.spec.nonfifo import Handle, InvalidHandleError, OrderedMultisetWind
 from ..base import AlgorithmFacts, RefuseGuarantee, checked_ids, monoid_of, same_output
 from .contract import Contract
 
-__all__ = ["CheckedAggregator", "CheckedNonFifoAggregator", "checked_fifo", "record_bulk", "record_batch"]
+__all__ = [
+    "CheckedAggregator",
+    "CheckedNonFifoAggregator",
+    "checked_fifo",
+    "record_bulk",
+    "record_batch",
+    "record_shift",
+]
 
 CheckerFn = Callable[[Any, Monoid[Any, Any, Any], Sequence[Any]], None]
 
@@ -94,6 +101,26 @@ def record_batch(meter: BudgetMeter, n_before: int, kinds: Sequence[str], used: 
     meter.evicts += sum(1 for k in kinds if k != "insert")
     meter.update_combines += used
     meter.check_amortized(max(n, n_before))
+
+
+def record_shift(meter: BudgetMeter, n_before: int, used: int) -> None:
+    """Check one ``shift`` (evict, insert, query in one call on a window of ``n_before``) that used ``used``
+    combines: at most the evict, insert and query bounds together. The amortized claims bill update ⊗ only; the
+    call's split is not visible, so the query's worst-case bound is taken off (the amortized check loses at most
+    that per shift: O(1) ⊗ for the papers' in-order algorithms; FlatFIT bills its queries, ``avg_query``)."""
+    b = meter.budget
+    query_bound = b.bound("query", n_before)
+    allowed = b.bound("evict", n_before) + b.bound("insert", n_before - 1) + query_bound
+    if used > allowed:
+        raise BudgetExceeded(b.algorithm, f"shift (n={n_before})", used, allowed, b.source)
+    meter.evicts += 1
+    meter.inserts += 1
+    if b.avg_query is not None:
+        meter.queries += 1
+        meter.update_combines += used
+    else:
+        meter.update_combines += max(0, used - int(query_bound))
+    meter.check_amortized(n_before)
 
 
 class CheckedAggregator(RefuseGuarantee):
@@ -282,15 +309,9 @@ class CheckedAggregator(RefuseGuarantee):
         n, c0 = len(self.model), self._count()
         try:
             self.inner.evict()
-        except EmptyWindowError as exc:
-            if n != 0:
-                raise self._mismatch(op, f"evict() raised EmptyWindowError on a window of {n}") from exc
-            self._after_failure(op, exc)
-            raise
         except Exception as exc:
-            if n == 0:
-                raise self._mismatch(op, f"evict() on an empty window raised {exc!r}, not EmptyWindowError") from exc
-            self._after_failure(op, exc, self.model.evict)
+            self._empty_rule(op, "evict", n, exc)
+            self._after_failure(op, exc, None if isinstance(exc, EmptyWindowError) else self.model.evict)
             raise
         if n == 0:
             raise self._mismatch(op, "evict() on an empty window returned instead of raising EmptyWindowError")
@@ -312,6 +333,112 @@ class CheckedAggregator(RefuseGuarantee):
         self._verify_state(op)
         self._record(op, "query", n, used)
         return got
+
+    def shift(self, value: Any) -> Any:
+        """``inner.shift(value)`` (evict the oldest, insert ``value``, answer the query, in one call), checked
+        like those three operations: the answer against the model's, the ⊗ count against the sum of their
+        bounds (:func:`record_shift`). It must raise :class:`EmptyWindowError` on an empty window and change
+        nothing on a refused value; when it raises after its eviction (``combine`` failing in the insertion)
+        the window must be one shorter and consistent. An aggregator without ``shift`` gets the three checked
+        operations instead."""
+        own = getattr(self.inner, "shift", None)
+        if not callable(own):
+            self.evict()
+            self.insert(value)
+            return self.query()
+        op = self._begin("shift", value)
+        n, c0 = len(self.model), self._count()
+        try:
+            got = own(value)
+        except EmptyWindowError as exc:
+            self._empty_rule(op, "shift", n, exc)
+            self._after_failure(op, exc)
+            raise
+        except Exception as exc:
+            self._empty_rule(op, "shift", n, exc)
+            length = self._length()
+            # completed steps count towards the amortized claim, their ⊗ do not (as for a failed bulk call)
+            if length == n - 1:  # the eviction stayed done, the insertion failed
+                self.model.evict()
+                self._draining = True
+                self._credit("evict", 1)
+            elif length == n and self._shifted(value):  # ⊗ failed in the query: the window did shift
+                self.model.evict()
+                self._model_insert([value])
+                self._credit("evict", 1)
+                self._credit("insert", 1)
+            self._after_failure(op, exc, lambda: self._model_shift(value))
+            raise
+        if n == 0:
+            raise self._mismatch(op, "shift() on an empty window returned instead of raising EmptyWindowError")
+        used = self._count() - c0
+        self.model.evict()
+        try:
+            self._model_insert([value])
+        except Exception as exc:
+            raise self._mismatch(op, f"the aggregator accepted a value the monoid's lift rejects ({exc!r})") from exc
+        want = self.model.query()
+        if not self._same(got, want):
+            raise self._mismatch(op, f"shift() returned {got!r}, the model's answer is {want!r} (n={n})")
+        self._verify_state(op)
+        if self._meter is not None:
+            try:
+                record_shift(self._meter, n, used)
+            except BudgetExceeded as err:
+                raise self._budget_at(err, op) from None
+        return got
+
+    def _model_shift(self, value: Any) -> None:
+        """The model's shift (for ``salvage()`` after a refusal: the contents after the operation)."""
+        if len(self.model):
+            self.model.evict()
+        self._model_insert([value])
+
+    def _shifted(self, value: Any) -> bool:
+        """After a ``shift`` that raised and kept the length: did the window shift (``combine`` failed in the
+        query) rather than stay as it was (it failed in the eviction, or the value was refused)? Judged by the
+        invariant checker on the snapshot where there is one, else by a query; when a query cannot tell the two
+        windows apart, as it was (the spec's default after an exception)."""
+        try:
+            lifted = self.monoid.lift(value)
+        except Exception:
+            return False
+        before = list(self.model.values())
+        after = [*before[1:], lifted]
+        if self._checker is not None:
+            try:
+                state = self.inner.snapshot()
+            except BrokenAggregatorError:  # it refuses: salvage() decides (RefuseGuarantee)
+                return False
+            for window in (before, after):
+                try:
+                    self._checker(state, self.monoid, window)
+                except InvariantViolation:
+                    continue
+                return window is after
+            return False
+        try:
+            got = self.inner.query()
+        except Exception:
+            return False
+        m = self.monoid
+        return self._same(got, m.lower(fold(m, after))) and not self._same(got, m.lower(fold(m, before)))
+
+    def _empty_rule(self, op: str, name: str, n: int, exc: Exception) -> None:
+        """``name`` (an operation that evicts the oldest) raised ``exc`` on a window of ``n``: it must be
+        :class:`EmptyWindowError` exactly when the window is empty (a model mismatch otherwise)."""
+        empty_error = isinstance(exc, EmptyWindowError)
+        if empty_error and n != 0:
+            raise self._mismatch(op, f"{name}() raised EmptyWindowError on a window of {n}") from exc
+        if not empty_error and n == 0:
+            raise self._mismatch(op, f"{name}() on an empty window raised {exc!r}, not EmptyWindowError") from exc
+
+    def _length(self) -> int | None:
+        """``len(inner)``, or None when the aggregator refuses to answer it."""
+        try:
+            return len(self.inner)
+        except BrokenAggregatorError:
+            return None
 
     def insert_many(self, values: Iterable[Any]) -> None:
         """Bulk insert (the aggregator's own ``insert_many`` when it has one). On an exception the values the

@@ -13,8 +13,9 @@ window and ``evict_many`` beyond the size must raise :class:`EmptyWindowError` a
 identical), and the window shapes of paper 000 §7.1–7.2 as whole patterns: ``static_rounds`` (evict, insert,
 query at a fixed size), ``fill_and_drain`` (insert+query up to a size, then evict to empty) and ``seesaw``
 (repeatedly grow by ``up`` and shrink by ``down``, so the window drifts up or down while flips happen at every
-size). After each step an invariant queries the window. The window is capped at ``max_window`` elements to keep
-the O(n) checks cheap; the cap exceeds the reference deque's chunk size (64) so chunk boundaries are crossed.
+size); where the aggregator offers ``shift`` (evict, insert, query in one call), ``shifts`` and ``shift_empty``.
+After each step an invariant queries the window. The window is capped at ``max_window`` elements to keep the
+O(n) checks cheap; the cap exceeds the reference deque's chunk size (64) so chunk boundaries are crossed.
 
 Generic monoids (no typed ``kind``) also get ``combine_raises``: the k-th ⊗ of an operation raises once
 (:mod:`swagkit.verify.faults`), and the aggregator must be as before the operation, never answer wrong.
@@ -78,7 +79,7 @@ class SwagMachine(WindowMachine):
         )
         self.answers_all = bool(self.ranges) and callable(getattr(aggregator, "query_all", None))
         #: optional handle operations the aggregator offers (a user's class may lack some: their rules are off)
-        self.offers = frozenset(n for n in _OPTIONAL_HANDLE_OPS if callable(getattr(aggregator, n, None)))
+        self.offers = frozenset(n for n in _OPTIONAL_OPS if callable(getattr(aggregator, n, None)))
 
     # helpers shared by the rules ------------------------------------------------------------------------------
 
@@ -212,6 +213,26 @@ def make_fifo_machine(
                     self._query()
             self._step()
 
+        @precondition(lambda self: "shift" in self.offers and self._evictable() > 0 and self.swag.queryable())
+        @rule(vs=chunk)
+        def shifts(self, vs: list[Any]) -> None:
+            """000 §7.1's static rounds through the one-call ``shift`` (evict, insert, query) where offered."""
+            for v in vs:
+                if self._evictable() == 0 or not self.swag.queryable():
+                    break
+                self.swag.shift(v)
+            self._step()
+
+        @precondition(
+            lambda self: len(self.swag) == 0 and "shift" in self.offers and self.misuse_rules and self.promise.misuse
+        )
+        @rule(value=values)
+        def shift_empty(self, value: Any) -> None:
+            """``shift`` on an empty window must raise EmptyWindowError and change nothing."""
+            shift = self.swag.shift
+            expect_raises(lambda: shift(value), EmptyWindowError, "shift() on an empty window", self.swag._snapshot)
+            self._step()
+
         @precondition(lambda self: self.ranged)
         @rule(r=st.integers(min_value=1, max_value=max_window + 2))
         def query_range(self, r: int) -> None:
@@ -337,6 +358,8 @@ def make_fifo_machine(
                         self.swag.insert_many([value, value, value])
                     elif op == "evict_many" and self._evictable() > 0:
                         self.swag.evict_many(min(3, self._evictable()))
+                    elif op == "shift" and "shift" in self.offers and self._evictable() > 0 and self.swag.queryable():
+                        self.swag.shift(value)
                     else:
                         self._query()
 
@@ -355,8 +378,9 @@ def make_fifo_machine(
     return bound
 
 
-#: handle operations a ``handles`` aggregator may lack (every registered one has them)
-_OPTIONAL_HANDLE_OPS = ("remove_many", "batch", "handles")
+#: operations an aggregator may lack (their rules are off then): the handle operations a ``handles`` aggregator
+#: may lack (every registered one has them) and the one-call static-window step ``shift``
+_OPTIONAL_OPS = ("remove_many", "batch", "handles", "shift")
 
 #: operations the ``combine_raises`` rule makes fail
-_FAULT_OPS = ("insert", "insert", "evict", "evict", "query", "insert_many", "evict_many")
+_FAULT_OPS = ("insert", "insert", "evict", "evict", "query", "insert_many", "evict_many", "shift")
