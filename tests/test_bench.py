@@ -295,3 +295,13 @@ def test_readme_block_is_rendered_from_the_results(
     if not (results / "summary.json").exists():
         pytest.skip("no results checked in yet (benchmarks/results/summary.json)")
     assert readme.readme_block((root / "README.md").read_text("utf-8")) == readme.render(os.fspath(results))
+
+
+def test_violin_sample_keeps_the_extremes_and_the_quantiles() -> None:
+    from swagkit.verify.bench.figures import violin_sample
+
+    data = sorted(float((i * 7919) % 100_003) for i in range(100_003))
+    picked = violin_sample(data, body=101)
+    assert len(picked) == 101 and picked == sorted(picked)
+    assert picked[0] == data[0] and picked[-1] == data[-1] and picked[50] == data[len(data) // 2]
+    assert violin_sample(data[:50], body=101) == data[:50]
