@@ -11,6 +11,7 @@ import importlib
 import importlib.util
 import math
 import os
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -46,7 +47,7 @@ def draw(figures: Sequence[Figure], directory: str) -> list[str]:
             _violins(ax, fig)
         else:
             _lines(ax, fig)
-        ax.set_title(fig.title, fontsize=10)
+        ax.set_title(textwrap.fill(fig.title, 100), fontsize=10)  # a long title would run off the canvas
         ax.set_xlabel(fig.xlabel)
         ax.set_ylabel(fig.ylabel)
         ax.grid(True, which="major", alpha=0.3)
