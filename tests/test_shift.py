@@ -303,3 +303,25 @@ def test_replay_file_with_shift(tmp_path: Any) -> None:
     good[-1]["expect"] = "cdeg"  # window 4: no insert first, so ForgetsToEvict evicts as it should
     path.write_text("\n".join(json.dumps(x) for x in good) + "\n")
     assert run_replay(str(path), ForgetsToEvict, out=io.StringIO()) == 0
+
+
+@pytest.mark.parametrize("k", range(1, 4))
+def test_wrapper_credits_a_shift_that_failed_over_equal_values(k: int) -> None:
+    """Regression (found by ``swagkit verify``, two_stacks × geomean): a ⊗ failing in the query of a ``shift``
+    over equal values leaves a shifted window that no check can tell from the old one; the wrapper must still
+    credit the two steps, or the element's later flip is billed against nothing (a false BudgetExceeded)."""
+    m = _Faulty()
+    monoid = Monoid(identity="", combine=m.combine, lift=m.lift, lower=m.lower, name="faulty_concat")
+    w = checked(ref.TwoStacks(monoid), monoid=string_concat())  # the model's ⊗ must not fail with the structure's
+    assert "budget" in w.active_checks
+    w.insert_many("aaaaaa")
+    w.evict_many(3)  # the flip is done: the front stack holds the three
+    m.calls, m.fail_at = 0, k
+    try:
+        w.shift("a")
+    except ArithmeticError:
+        pass
+    m.fail_at = -1
+    while len(w):
+        w.evict()
+        assert w.query() == "a" * len(w)
