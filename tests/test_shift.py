@@ -12,6 +12,7 @@ replay files carry it.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 from collections.abc import Callable
@@ -317,10 +318,8 @@ def test_wrapper_credits_a_shift_that_failed_over_equal_values(k: int) -> None:
     w.insert_many("aaaaaa")
     w.evict_many(3)  # the flip is done: the front stack holds the three
     m.calls, m.fail_at = 0, k
-    try:
+    with contextlib.suppress(ArithmeticError):  # k may fall in the eviction, the insertion, the query, or past them
         w.shift("a")
-    except ArithmeticError:
-        pass
     m.fail_at = -1
     while len(w):
         w.evict()
