@@ -4,7 +4,7 @@ Issue 15 §3: one million rows, 100 keys (``key = id % 100``, ``seq = id // 100`
 ``value``), count-based windows W in {16, 256, 4096, 65536}, the sliding sum and max of ``value`` per key, computed
 
 * by swagkit: ``sliding_aggregate(df, partition_by="key", order_by="seq", rows=W, aggregates={sum_f64, max_f64})``
-  (DABA Lite through ``window_array``, see :mod:`swagkit.verify.spark.frames`);
+  (DABA Lite through ``window_array``, see :mod:`swagkit.optimized.spark.frames`);
 * by Spark's default frame: ``sum``/``max`` over ``Window.partitionBy("key").orderBy("seq").rowsBetween(-(W-1), 0)``;
 * by Spark's segment-tree frame: the same with ``spark.sql.window.segmentTree.enabled=true`` (new in Spark 4.2,
   default ``blockSize``).
@@ -34,7 +34,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from swagkit.verify.spark import local_session, sliding_aggregate
+from swagkit.optimized.spark import sliding_aggregate
+from swagkit.verify.spark import local_session
 from swagkit.verify.spark.sql import SEGMENT_TREE_CONF, session_conf
 
 WINDOWS = (16, 256, 4096, 65536)

@@ -14,9 +14,14 @@ package's classes.
   fast path, returning an ``array.array`` for typed kinds (a list otherwise). ``window_sum`` (beyond the
   reference API) sums ``sum_f64``/``sum_i64`` windows by subtract-on-evict at bottleneck's speed, floats within a
   stated error bound (:mod:`._window_sum`).
+* ``create(algorithm_id, monoid)`` (:mod:`.factory`) builds any card's algorithm by id, from this package (or
+  ``implementation="reference"``), without loading the verification package unless debug mode is on
+  (``check=True`` or ``SWAGKIT_CHECK``). :mod:`swagkit.optimized.spark` holds ``sliding_aggregate``, per-key sliding
+  aggregates on Spark DataFrames.
 * Each extension is optional at build time. One that cannot be imported is replaced by its pure-Python fallback
   (the reference class, :mod:`._fallback`; 100-700x slower), importing this package then warns with
-  :class:`PurePythonFallbackWarning`, and ``FALLBACK_REASONS`` maps the extension to its import error.
+  :class:`PurePythonFallbackWarning`, and ``FALLBACK_REASONS`` maps the extension to its import error
+  (:mod:`._loader`; which extension defines which classes: :mod:`._extensions`).
   ``COMPILED`` is True when every extension is in use. Setting ``SWAGKIT_PUREPYTHON`` (to anything but
   ``""``/``"0"``) asks for the fallback everywhere, silently.
 
@@ -28,8 +33,6 @@ package's classes.
 
 from __future__ import annotations
 
-import importlib
-import os
 import warnings
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
@@ -39,35 +42,12 @@ from swagkit.reference.qdigest import qdigest_monoid as _ref_qdigest_monoid
 from swagkit.reference.slickdeque import SlickRange as _RefSlickRange
 from swagkit.spec.monoid import Monoid
 
-from . import _fallback
-from ._driver import register_fast_path, window_array
+from ._driver import window_array
+from ._extensions import EXTENSIONS as EXTENSIONS
+from ._extensions import REFERENCE_ONLY as REFERENCE_ONLY
+from ._loader import CLASSES, COMPILED, FALLBACK_REASONS
 from ._window_sum import window_sum as window_sum  # beyond the reference API (issue 16): not in __all__
-
-#: classes of swagkit.reference that this package does not compile (it exports the reference class itself)
-REFERENCE_ONLY = ("Recalc",)
-#: the ``window_array`` fast path of an extension, when it has one under another name than ``_window_array``
-_FAST_PATH_NAMES = {"_flatfit": "_window_array_clamped"}
-
-
-def _extensions() -> dict[str, tuple[str, ...]]:
-    """Every compiled extension -> the classes it defines, read off the algorithm cards: ``optimized/_<m>.pyx``
-    compiles ``reference/<m>.py`` (setup.py builds each ``optimized/_*.pyx``, optionally), so the class of a card
-    comes from the extension named after its reference module (SlickDequeInv/SlickDequeNonInv: ``_slickdeque``)."""
-    import swagkit.reference as reference
-    from swagkit.spec.algorithms import CARDS
-
-    table: dict[str, tuple[str, ...]] = {}
-    for card in CARDS:
-        if card.class_name in REFERENCE_ONLY:
-            continue
-        ext = "_" + getattr(reference, card.class_name).__module__.rpartition(".")[2]
-        if card.class_name not in table.get(ext, ()):
-            table[ext] = (*table.get(ext, ()), card.class_name)
-    return table
-
-
-#: every compiled extension -> the classes it defines (each also a class of swagkit.reference by that name)
-EXTENSIONS: dict[str, tuple[str, ...]] = _extensions()
+from .factory import create
 
 if TYPE_CHECKING:  # the stubs (``.pyi``) of the compiled classes give the static types
     from ._daba import DABA as DABA
@@ -93,31 +73,7 @@ class PurePythonFallbackWarning(RuntimeWarning):
     pure-Python fallback: same answers, 100-700x slower. Not issued when ``SWAGKIT_PUREPYTHON`` asks for it."""
 
 
-_PURE_PYTHON_ASKED = os.environ.get("SWAGKIT_PUREPYTHON", "") not in ("", "0")
-
-#: why each missing extension could not be imported (empty when compiled, or when the fallback was asked for)
-FALLBACK_REASONS: dict[str, str] = {}
-
-for _ext, _names in EXTENSIONS.items():
-    try:
-        if _PURE_PYTHON_ASKED:
-            _classes = [_fallback.fallback_class(name) for name in _names]
-        else:
-            _module = importlib.import_module(f"{__name__}.{_ext}")
-            _classes = [getattr(_module, name) for name in _names]
-            _fast_path: Callable[[Any, Any, Any, int], Any] | None = getattr(
-                _module, _FAST_PATH_NAMES.get(_ext, "_window_array"), None
-            )
-            if _fast_path is not None:  # FlatFAT, FiBA and paper 004's structures have none
-                for _cls in _classes:
-                    register_fast_path(_cls, _fast_path)
-    except ImportError as err:
-        FALLBACK_REASONS[_ext] = str(err) or type(err).__name__
-        _classes = [_fallback.fallback_class(name) for name in _names]
-    globals().update(zip(_names, _classes))
-
-#: True when every extension is in use
-COMPILED: bool = not _PURE_PYTHON_ASKED and not FALLBACK_REASONS
+globals().update(CLASSES)  # the classes in use, compiled or fallback (:mod:`._loader`); typed by the stubs above
 
 if FALLBACK_REASONS:
     warnings.warn(
@@ -160,5 +116,6 @@ __all__ = [
     "COMPILED",
     "FALLBACK_REASONS",
     "PurePythonFallbackWarning",
+    "create",
     *(name for names in EXTENSIONS.values() for name in names),
 ]

@@ -17,6 +17,8 @@ import sys
 
 import swagkit.reference as _reference
 
+from ._extensions import EXTENSIONS
+
 __all__ = ["fallback_class"]
 
 
@@ -47,8 +49,6 @@ def fallback_class(name: str) -> type:
 
 def __getattr__(name: str) -> type:
     """``_fallback.DABA`` and the like: the fallback of each class that a compiled extension defines."""
-    from swagkit.optimized import EXTENSIONS  # late: this module is imported while that table is being loaded
-
     if any(name in names for names in EXTENSIONS.values()):
         return fallback_class(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -36,6 +36,7 @@ from typing import Any
 from swagkit.reference.driver import check_window
 from swagkit.spec.errors import UnsupportedMonoidError
 
+from ._loader import CLASSES
 from ._support import lower_is_identity, typed_kind
 
 __all__ = ["window_sum", "window_sum_python", "error_bound"]
@@ -108,9 +109,7 @@ def window_sum_python(monoid: Any, values: Iterable[Any], window: int) -> Any:
 
 def _compiled_kernel() -> Any:
     """``_slickdeque._window_sum`` when the compiled extension is in use, else None."""
-    import swagkit.optimized as opt
-
-    if opt.SlickDequeInv.__module__ != "swagkit.optimized._slickdeque":
+    if CLASSES["SlickDequeInv"].__module__ != f"{__package__}._slickdeque":
         return None
     from ._slickdeque import _window_sum
 

@@ -28,6 +28,7 @@ from .errors import (
     ModelMismatch,
     OutOfOrderError,
     ReentrantCallError,
+    RegistryError,
     SwagkitError,
     UnsupportedMonoidError,
 )
@@ -48,6 +49,7 @@ __all__ = [
     "CHECKERS",
     "SwagkitError",
     "ReentrantCallError",
+    "RegistryError",
     "BrokenAggregatorError",
     "EmptyWindowError",
     "OutOfOrderError",

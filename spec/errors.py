@@ -16,6 +16,7 @@ __all__ = [
     "BudgetExceeded",
     "ModelMismatch",
     "UnsupportedMonoidError",
+    "RegistryError",
     "ReentrantCallError",
     "BrokenAggregatorError",
 ]
@@ -38,6 +39,11 @@ class OutOfOrderError(SwagkitError, ValueError):
 
 class UnsupportedMonoidError(SwagkitError, TypeError):
     """The algorithm needs a property (commutative, invertible, selective) the monoid does not declare."""
+
+
+class RegistryError(SwagkitError, LookupError):
+    """Unknown algorithm / implementation / monoid id, or an implementation that does not provide an algorithm
+    (raised by the factories, :func:`swagkit.optimized.create` and :func:`swagkit.verify.registry.create`)."""
 
 
 class ReentrantCallError(SwagkitError, RuntimeError):

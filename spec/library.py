@@ -63,11 +63,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Final
 
+from .errors import RegistryError
 from .monoid import Monoid
 
 __all__ = [
     "LIBRARY",
     "LibraryEntry",
+    "resolve_monoid",
     "NEUTRAL",
     "sum_monoid",
     "count_monoid",
@@ -1180,3 +1182,18 @@ LIBRARY: dict[str, LibraryEntry] = {
     "max_i64": LibraryEntry(max_i64, [0, 1, -5, INT64_MAX, INT64_MIN], "typed fast path of max"),
     "min_i64": LibraryEntry(min_i64, [0, 1, -5, INT64_MAX, INT64_MIN], "typed fast path of min"),
 }
+
+
+def resolve_monoid(monoid: Monoid[Any, Any, Any] | str) -> Monoid[Any, Any, Any]:
+    """A :class:`Monoid` from a monoid (returned as is) or a library id (a fresh instance from the entry's factory);
+    :class:`~swagkit.spec.errors.RegistryError` for an unknown id.
+
+    >>> resolve_monoid("sum_i64").name
+    'sum_i64'
+    """
+    if isinstance(monoid, Monoid):
+        return monoid
+    try:
+        return LIBRARY[monoid].factory()
+    except KeyError:
+        raise RegistryError(f"unknown monoid {monoid!r}; known: {', '.join(LIBRARY)}") from None

@@ -1,4 +1,5 @@
-"""Hypothesis profiles for the test suite, and the one Spark session of a test run.
+"""Hypothesis profiles for the test suite, the one Spark session of a test run, and the protocol driver in C
+compiled once per session (``c_driver``).
 
 ``ci`` (used by ``tools/check.sh``): no deadline (shared CI machines are noisy), derandomized and without an
 example database, so every run explores the same examples. ``dev`` (default): no deadline, random exploration.
@@ -8,7 +9,10 @@ Select with ``HYPOTHESIS_PROFILE=ci``.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import shutil
+import subprocess
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,3 +32,27 @@ def spark() -> Iterator[Any]:
     session = local_session("swagkit-tests")
     yield session
     session.stop()
+
+
+#: tests that compile tests/protocol/daba_lite.c
+needs_cc = pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
+
+
+@pytest.fixture(scope="session")
+def c_driver(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], str]:
+    """``c_driver(flag)``: the path of tests/protocol/daba_lite.c compiled with ``-D<flag>`` (``""``: the correct
+    program; ``BUG_FLIP_ORDER``, ``BUG_SIZE``, ``BUG_HANG``, ``BUG_GARBAGE`` ... plant its bugs), once per session."""
+    out = tmp_path_factory.mktemp("protocol")
+    built: dict[str, str] = {}
+    source = Path(__file__).parent / "protocol" / "daba_lite.c"
+
+    def compile_variant(flag: str) -> str:
+        if flag not in built:
+            exe = out / f"daba_lite{'_' + flag.lower() if flag else ''}"
+            cmd = ["cc", "-O2", "-Wall", "-Werror", "-std=c99", "-D_POSIX_C_SOURCE=200809L"]
+            cmd += [f"-D{flag}"] if flag else []
+            subprocess.run([*cmd, "-o", str(exe), str(source)], check=True)
+            built[flag] = str(exe)
+        return built[flag]
+
+    return compile_variant

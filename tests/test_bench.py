@@ -267,34 +267,53 @@ def test_readme_block_is_rendered_from_the_results(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The generator is a function of the results directory, and ``--readme`` writes exactly its text between
-    the markers (idempotent); README.md's block is the render of benchmarks/results/ once a run is checked in."""
+    the markers of docs/performance.md (idempotent; links that work from docs/); the repository's page holds the
+    render of benchmarks/results/ once a run is checked in."""
     from swagkit.verify.bench import readme
 
+    results = tmp_path / "results"
+    results.mkdir()
     outcome = Outcome("002", "a title", checks=[Check("a | claim", "≈ 3", None), Check("b", "1.5×", False)])
     outcome.ratios.append(Ratio("sum, window 8", "FlatFAT", "recompute", 1.23456, 3))
-    write_summary([outcome], str(tmp_path / "summary.json"), ["2026-11-26 03:00 UTC, x86_64", "mode: full"])
-    (tmp_path / "002_sum.png").write_bytes(b"")
-    text = readme.render(str(tmp_path))
-    assert text == readme.render(str(tmp_path))
+    write_summary([outcome], str(results / "summary.json"), ["2026-11-26 03:00 UTC, x86_64", "mode: full"])
+    (results / "002_sum.png").write_bytes(b"")
+    text = readme.render(str(results))
+    assert text == readme.render(str(results))
     assert "mode: full." in text and "#### 002: a title" in text and "| a \\| claim | ≈ 3 |  |" in text
     assert "| b | 1.5× | MISSED |" in text and "| sum, window 8 | FlatFAT | recompute | 1.23 |" in text
-    assert "[002_sum](benchmarks/results/002_sum.png)" in text
-    doc = tmp_path / "README.md"
-    doc.write_text(f"# x\n\n## Performance\n\n{readme.START}\nold numbers\n{readme.END}\n\n## Layout\n", "utf-8")
-    assert readme.update_readme(str(doc), str(tmp_path))
-    assert not readme.update_readme(str(doc), str(tmp_path))
-    assert readme.readme_block(doc.read_text("utf-8")) == text and doc.read_text("utf-8").endswith("## Layout\n")
-    monkeypatch.chdir(tmp_path)  # the command line: README.md of the working directory
-    assert main(["bench", "--readme", os.fspath(tmp_path)]) == 0 and "unchanged" in capsys.readouterr().out
-    doc.write_text("no markers\n", "utf-8")
-    assert (
-        main(["bench", "--readme", os.fspath(tmp_path)]) == 2 and "no <!-- bench:start -->" in capsys.readouterr().err
-    )
+    assert "[002_sum](../benchmarks/results/002_sum.png)" in text  # from docs/
+    assert "[`benchmarks/results/`](../benchmarks/results/report.md)" in text
+    assert "`swagkit bench --out benchmarks/results`" in text
+
+    (tmp_path / "README.md").write_text("# x\n\nPerformance: [docs/performance.md](docs/performance.md)\n", "utf-8")
+    (tmp_path / "docs").mkdir()
+    page = tmp_path / "docs" / "performance.md"
+    page.write_text(f"# Performance\n\n{readme.START}\nold numbers\n{readme.END}\n\n## After\n", "utf-8")
+    assert readme.page_for(str(tmp_path / "README.md")) == str(page)
+    assert readme.update_readme(str(tmp_path / "README.md"), str(results))
+    assert not readme.update_readme(str(tmp_path / "README.md"), str(results))
+    assert readme.readme_block(page.read_text("utf-8")) == text and page.read_text("utf-8").endswith("## After\n")
+    assert readme.START not in (tmp_path / "README.md").read_text("utf-8")
+    monkeypatch.chdir(tmp_path)  # the command line: the repository of README.md in the working directory
+    assert main(["bench", "--readme", os.fspath(results)]) == 0 and "unchanged" in capsys.readouterr().out
+    page.write_text("no markers\n", "utf-8")
+    assert main(["bench", "--readme", os.fspath(results)]) == 2 and "no <!-- bench:start -->" in capsys.readouterr().err
+    page.unlink()
+    assert main(["bench", "--readme", os.fspath(results)]) == 2 and "docs/performance.md" in capsys.readouterr().err
+
+    # a README that still holds the block itself (an older layout) gets it there, linked from the root
+    old = tmp_path / "README.md"
+    old.write_text(f"# x\n\n{readme.START}\n{readme.END}\n", "utf-8")
+    assert readme.update_readme(str(old), str(results))
+    assert "[002_sum](benchmarks/results/002_sum.png)" in readme.readme_block(old.read_text("utf-8"))
+
     root = Path(__file__).resolve().parent.parent
-    results = root / readme.RESULTS
-    if not (results / "summary.json").exists():
+    checked_in = root / readme.RESULTS
+    if not (checked_in / "summary.json").exists():
         pytest.skip("no results checked in yet (benchmarks/results/summary.json)")
-    assert readme.readme_block((root / "README.md").read_text("utf-8")) == readme.render(os.fspath(results))
+    published = (root / readme.PAGE).read_text("utf-8")
+    assert readme.readme_block(published) == readme.render(os.fspath(checked_in))
+    assert readme.START not in (root / "README.md").read_text("utf-8")
 
 
 def test_violin_sample_keeps_the_extremes_and_the_quantiles() -> None:

@@ -30,6 +30,7 @@ def test_verify_tiny_configuration(capsys: pytest.CaptureFixture[str]) -> None:
             "string_concat",
             "--implementation",
             "reference",
+            "-v",
             *TINY,
         ]
     )
@@ -38,14 +39,24 @@ def test_verify_tiny_configuration(capsys: pytest.CaptureFixture[str]) -> None:
     header = out.splitlines()[0].split()
     assert header == ["algorithm", "monoid", "impl", "examples", "steps", "result", "time"]
     rows = [ln.split() for ln in out.splitlines()[1:4]]
-    assert rows[0][:3] == ["laws", "string_concat", "-"] and rows[0][5] == "ok"
+    assert rows[0][:3] == ["laws", "string_concat", "-"] and rows[0][5] == "PASS"
     assert [r[:3] for r in rows[1:]] == [
         ["daba", "string_concat", "reference"],  # in the order asked for
         ["two_stacks", "string_concat", "reference"],
     ]
-    assert all(r[5] == "ok" and int(r[3]) >= 4 and int(r[4]) > 0 for r in rows[1:])
+    assert all(r[5] == "PASS" and int(r[3]) >= 4 and int(r[4]) > 0 for r in rows[1:])
     assert "OK: 2 combinations and 1 monoid law sets passed" in out
-    assert "2 combinations" in err and "[3/3]" in err  # progress on stderr
+    assert "2 combinations" in err and "[3/3]" in err  # progress on stderr, a line per task with -v
+
+
+def test_the_default_summary_is_a_row_per_algorithm_and_a_progress_line(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["verify", "--no-spark", "--algorithm", "daba", "two_stacks", "--monoid", "string_concat", *TINY])
+    out, err = capsys.readouterr()
+    assert code == 0, out + err
+    assert out.splitlines()[0].split() == ["algorithm", "impl", "monoids", "failed", "examples", "steps", "time"]
+    rows = [ln.split() for ln in out.splitlines()[1:] if ln.startswith(("daba ", "two_stacks ", "laws "))]
+    assert [r[:3] for r in rows][:1] == [["laws", "-", "1"]] and len(rows) >= 3
+    assert len(err.splitlines()) <= 4  # the run's description, the implementations, one progress line
 
 
 class _BrokenTwoStacks(TwoStacks):
@@ -97,7 +108,8 @@ def test_verify_catches_a_structure_a_raising_combine_leaves_wrong(capsys: pytes
         )  # the defaults find it
     out = capsys.readouterr().out
     assert code == 1, out
-    assert "raising InjectedFault" in out and "combine_raises" in out
+    assert "raising InjectedFault" in out and "of it raises (injected fault)]" in out  # the fault, in the trace
+    assert "fault injection" in out and "--no-faults" in out  # its family, and the flag that skips it
 
 
 @pytest.fixture
@@ -138,16 +150,16 @@ def test_failure_exits_nonzero_with_replayable_counterexample(broken: str, capsy
     assert code == 1
     assert "FAIL: broken_two_stacks × string_concat × reference" in out
     assert "invariant 'F.agg' violated" in out
-    assert "state = BrokenTwoStacksStringConcatReferenceMachine()" in out  # Hypothesis' step program
+    assert "counterexample (" in out and "\n  #1 " in out  # the numbered trace
     # max_count is commutative, so the swapped operands are invisible there -- but the flip is not atomic either
     # (it moves B onto F element by element), which the combine_raises rule catches for every generic monoid
     assert "FAILED: 2 of 2 tasks failed" in out
-    reproduce = [ln for ln in out.splitlines() if ln.startswith("reproduce: ") and "string_concat" in ln]
+    reproduce = [ln for ln in out.splitlines() if ln.startswith("re-run the search: ") and "string_concat" in ln]
     assert len(reproduce) == 1
-    argv = shlex.split(reproduce[0].removeprefix("reproduce: "))
+    argv = shlex.split(reproduce[0].removeprefix("re-run the search: "))
     assert argv[:2] == ["swagkit", "verify"] and "--seed" in argv
     # the printed command replays the very same shrunk counterexample
-    first = out[out.index("=== FAIL") : out.index("reproduce: ")]
+    first = out[out.index("=== FAIL") : out.index("re-run the search: ")]
     assert main(argv[1:]) == 1
     again = capsys.readouterr().out
     assert first in again
@@ -186,6 +198,7 @@ def test_parallel_jobs(capsys: pytest.CaptureFixture[str]) -> None:
             "10",
             "--jobs",
             "2",
+            "-v",
         ]
     )
     out = capsys.readouterr().out
@@ -268,10 +281,11 @@ def test_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["list"]) == 0
     out = capsys.readouterr().out
     for aid in registry.algorithm_ids():
-        assert f"\n  {aid} " in out
+        assert f"\n  {aid}: " in out or f"\n  {aid} (" in out
     for mid in registry.monoid_ids():
-        assert f"\n  {mid} " in out
+        assert f"\n  {mid}: " in out
     assert "reference" in out and "optimized" in out
+    assert max(len(line) for line in out.splitlines()) <= 100  # fits a terminal of 100 columns
     assert main(["list", "--markdown"]) == 0
     assert capsys.readouterr().out == registry.guarantees_markdown() + "\n"
 
@@ -318,7 +332,8 @@ def test_spark_stage_covers_paper_004_and_the_merge_run(spark: Any) -> None:
     take no monoid), and the q-digest merge run with its own summary line."""
     import io
 
-    from swagkit.verify.cli import build_parser, spark_stage
+    from swagkit.verify.cli import build_parser
+    from swagkit.verify.cli.main_job import spark_stage
 
     args = build_parser().parse_args(
         ["verify", "--algorithm", "qdigest", "window_quantiles", "--spark-seeds", "1", "--spark-steps", "200"]
@@ -397,7 +412,7 @@ def test_verify_catches_an_out_of_order_structure_that_forgets_a_raising_combine
         )
     out = capsys.readouterr().out
     assert code == 1, out
-    assert "state.combine_raises(" in out and "violated" in out  # the stale aggregates, in the shrunk program
+    assert "of it raises (injected fault)]" in out and "violated" in out  # the stale aggregates, in the trace
 
 
 def test_a_selection_that_runs_nothing_exits_3(capsys: pytest.CaptureFixture[str]) -> None:

@@ -25,10 +25,9 @@ import pytest
 
 from swagkit import reference
 from swagkit.spec.errors import SwagkitError
-from swagkit.verify import corpus, replay
+from swagkit.verify import corpus, replayfile
 from swagkit.verify.cli import main
-from swagkit.verify.jsonvalues import decode, encode
-from swagkit.verify.kinds.base import same_output
+from swagkit.verify.kinds.base import NO_ANSWER, same_output
 from swagkit.verify.process import CONFORMANCE
 
 PROTOCOL = Path(__file__).parent / "protocol"
@@ -47,21 +46,10 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return directory
 
 
-@pytest.fixture(scope="module")
-def daba_lite_c(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], str]:
-    """``daba_lite_c(flag)``: tests/protocol/daba_lite.c compiled with ``-D<flag>`` (``""``: correct), once."""
-    out = tmp_path_factory.mktemp("c")
-    made: dict[str, str] = {}
-
-    def made_with(flag: str) -> str:
-        if flag not in made:
-            exe = str(out / (flag.lower() or "correct"))
-            flags = ["-O2", "-std=c99", "-D_POSIX_C_SOURCE=200809L", *([f"-D{flag}"] if flag else [])]
-            subprocess.run(["cc", *flags, "-o", exe, str(PROTOCOL / "daba_lite.c")], check=True)
-            made[flag] = exe
-        return made[flag]
-
-    return made_with
+@pytest.fixture
+def daba_lite_c(c_driver: Callable[[str], str]) -> Callable[[str], str]:
+    """``daba_lite_c(flag)``: the C driver compiled with ``-D<flag>`` (conftest's ``c_driver``)."""
+    return c_driver
 
 
 def _files(directory: Path) -> dict[str, bytes]:
@@ -93,7 +81,7 @@ def test_every_file_is_a_protocol_session_listed_in_the_index(exported: Path) ->
     for path, entry in listed.items():
         rows = [json.loads(line) for line in (exported / path).read_text().splitlines()]
         head, new, ops = rows[0], rows[1], rows[2:]
-        assert head["op"] == "hello" and head["swagkit_replay"] == replay.VERSION
+        assert head["op"] == "hello" and head["swagkit_replay"] == replayfile.VERSION
         assert (head["kind"], head["monoid"], head["case"]) == (entry["kind"], entry["monoid"], entry["case"])
         assert path == f"{entry['kind']}/{entry['monoid']}/{entry['case']}.jsonl"
         assert new == {
@@ -105,7 +93,10 @@ def test_every_file_is_a_protocol_session_listed_in_the_index(exported: Path) ->
         assert head["ops"] == entry["ops"] == sorted({row["op"] for row in ops}) and "size" in head["ops"]
         assert head["operations"] == entry["operations"] == len(ops) and all(row["id"] == 1 for row in ops)
         assert not any("expect" in row and "error" in row for row in ops)
-        assert replay.read(str(exported / path))[1] == [{k: v for k, v in row.items() if k != "id"} for row in ops]
+        rows = replayfile.read(str(exported / path)).rows
+        assert [{k: v for k, v in row.items() if k != "id"} for row in rows] == [
+            {k: v for k, v in row.items() if k != "id"} for row in ops
+        ]
 
 
 def test_the_corpus_reaches_the_edges_it_names(exported: Path) -> None:
@@ -136,21 +127,21 @@ def test_every_expected_answer_is_the_reference_implementations_answer(exported:
     """Each file run straight on a reference class (no model, no checked wrapper): every answer equals the
     file's ``expect`` and exactly the file's ``error`` lines are refused."""
     for path in corpus.corpus_files(str(exported)):
-        header, ops = replay.read(str(exported / path))
+        file = replayfile.read(str(exported / path))
+        header = file.header
         monoid = CONFORMANCE[header["monoid"]].monoid()
         agg = _reference_for(header, monoid)
-        for number, line in enumerate(ops, 1):
-            name, args = replay.decode_call(header["kind"], header["monoid"], line)
+        for number, step in enumerate(file.steps, 1):
+            name, args = step.name, step.args
             where = f"{path} #{number} {name}{args}"
             try:
                 got = len(agg) if name == "size" else getattr(agg, name)(*args)
             except (SwagkitError, ValueError, KeyError) as exc:
-                assert "error" in line, f"{where} raised {exc!r}"
+                assert step.refused, f"{where} raised {exc!r}"
                 continue
-            assert "error" not in line, f"{where} returned {got!r}, the file says {line['error']}"
-            if "expect" in line:
-                want = line["expect"]
-                assert encode(got) == want or same_output(monoid, got, decode(want, header["monoid"])), where
+            assert not step.refused, f"{where} returned {got!r}, the file says {step.refused}"
+            if step.answer is not NO_ANSWER:
+                assert got == step.answer or same_output(monoid, got, step.answer), where
 
 
 # ----------------------------------------------------------------------------------------------------- run

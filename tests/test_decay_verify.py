@@ -145,13 +145,13 @@ def test_debug_mode_reports_a_wrong_answer() -> None:
         s.count(3)
 
 
-def test_swagkit_list_and_readme_table(capsys: pytest.CaptureFixture[str]) -> None:
+def test_swagkit_list_and_the_docs_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["list"]) == 0
     out = capsys.readouterr().out
     for aid in DECAY_IDS:
-        assert f"\n  {aid} " in out
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    assert registry.decayed_markdown().strip() in readme
+        assert f"\n  {aid} (" in out
+    page = (Path(__file__).resolve().parent.parent / "docs" / "algorithms.md").read_text(encoding="utf-8")
+    assert registry.decayed_markdown().strip() in page
     assert registry.decayed_markdown().count("\n") == 1 + len(DECAY_IDS)
 
 

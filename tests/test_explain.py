@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from swagkit.verify import impl, registry, replay
+from swagkit.verify import registry, replayfile
 from swagkit.verify.cli import main
 from swagkit.verify.explain import ExplainUsageError, explain_text, replay_ops
 from swagkit.verify.explain.ops import parse
 from swagkit.verify.explain.session import Step, explain, kind_of
+from swagkit.verify.trace import Step as TraceStep
 
 pytestmark = pytest.mark.once
 
@@ -214,10 +215,9 @@ def test_svg_is_well_formed_with_one_group_per_step(tmp_path: Path) -> None:
 
 def test_replay_file_operations(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     calls = [("insert", ("a",)), ("insert", ("b",)), ("evict", ()), ("query", ()), ("evict", ()), ("evict", ())]
-    choice = impl.resolve_monoid("string_concat", None, None)
-    result = impl.MonoidResult(monoid="string_concat", status="FAIL", seconds=0.0, failure="planted", calls=calls)
-    header = {"kind": "fifo", "impl": "mod:Factory", "monoid": "string_concat"}
-    path = replay.write(str(tmp_path), header, result, choice, "fifo")
+    steps = [TraceStep(name, args) for name, args in calls]
+    header = {"impl": "mod:Factory", "monoid": "string_concat", "failure": "planted"}
+    path = replayfile.write(str(tmp_path), header, steps, "fifo")
     monoid_id, ops = replay_ops(path, "daba_lite")
     assert monoid_id == "string_concat" and [op.name for op in ops] == [c[0] for c in calls]
     assert main(["explain", "--algorithm", "daba_lite", "--replay", path]) == 0

@@ -151,7 +151,9 @@ def test_a_correct_class_passes_the_defaults_and_missing_optional_operations_are
     for monoid in ("string_concat", "argmax", "affine", "sum_f64"):  # the default set
         assert f"  {monoid}" in out and "PASS" in out
     assert "operations offered: insert, evict, query, __len__" in out
-    assert "not offered (not exercised): insert_many, evict_many, query_range, snapshot, combine_count" in out
+    missing = out.split("not offered (not exercised): ", 1)[1].split("checks:", 1)[0]
+    for name in ("insert_many", "evict_many", "shift", "query_range", "snapshot", "combine_count"):
+        assert name in missing, out
     assert not list(tmp_path.iterdir())  # no failure, no replay file
 
 
@@ -166,10 +168,12 @@ def test_each_planted_bug_is_caught_through_the_cli_and_replays(cls: type, tmp_p
     (replay,) = tmp_path.iterdir()
     assert f"replay file: {replay}" in out and f"swagkit replay {replay} --impl test_impl:{cls.__name__}" in out
     header, *ops = [json.loads(line) for line in replay.read_text().splitlines()]
-    assert header["swagkit_replay"] == 1 and header["kind"] == "fifo" and header["monoid"] == "string_concat"
+    assert header["swagkit_replay"] == 2 and header["kind"] == "fifo" and header["monoid"] == "string_concat"
     assert header["impl"] == f"test_impl:{cls.__name__}" and header["failure"]
     assert 1 <= len(ops) <= 40 and all("op" in op for op in ops)
-    assert main(["replay", str(replay)]) == 1  # still fails
+    assert "(it reproduces the failure)" in out
+    assert main(["replay", str(replay)]) == 2  # a file names no code to run: the command line does
+    assert main(["replay", str(replay), "--impl", f"test_impl:{cls.__name__}"]) == 1  # still fails
     assert main(["replay", str(replay), "--impl", "test_impl:ListAgg"]) == 0  # the correct class passes it
     print(f"{cls.__name__}: caught and shrunk in {seconds:.2f}s, {len(ops)} operations")
 
@@ -178,7 +182,8 @@ def test_a_raising_implementation_is_a_fail_naming_the_operation() -> None:
     with pytest.raises(VerificationFailed) as info:
         verify_aggregator(CrashOnLastEvict, "fifo", "string_concat", replay_dir=None)
     (result,) = info.value.report.results
-    assert result.status == "FAIL" and "ImplementationError" in result.failure and "in evict()" in result.failure
+    failure = result.findings[0].failure
+    assert result.status == "FAIL" and "ImplementationError" in failure and "in evict()" in failure
     assert isinstance(info.value, AssertionError) and issubclass(ImplementationError, AssertionError)
 
 
@@ -195,10 +200,10 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
 
 def test_verify_aggregator_passes_a_correct_class_and_raises_with_the_replay_path(tmp_path: Path) -> None:
     report = verify_aggregator(ListAgg, kind="fifo", monoid=["string_concat", "affine"], replay_dir=str(tmp_path))
-    assert report.passed and [r.monoid for r in report.results] == ["string_concat", "affine"]
+    assert report.passed and [r.name for r in report.results] == ["string_concat", "affine"]
     with pytest.raises(VerificationFailed, match=r"replay file: .*\.jsonl") as info:
         verify_aggregator(SwappedQuery, kind="fifo", monoid="affine", replay_dir=str(tmp_path))
-    assert "ModelMismatch" in str(info.value) and "state.teardown()" in str(info.value)
+    assert "ModelMismatch" in str(info.value) and "#1 " in str(info.value)  # the numbered trace
 
 
 def test_machine_for_returns_a_state_machine_to_run_or_subclass() -> None:
@@ -224,7 +229,7 @@ def test_an_out_of_order_bulk_bug_is_caught_and_replays(tmp_path: Path) -> None:
     (replay,) = tmp_path.iterdir()
     assert str(replay) in str(info.value)
     assert any('"bulk_insert"' in line for line in replay.read_text().splitlines())
-    assert main(["replay", str(replay)]) == 1
+    assert main(["replay", str(replay), "--impl", "test_impl:OldSideBulkInsert"]) == 1
     assert main(["replay", str(replay), "--impl", "swagkit.spec.ooo:TimedWindow"]) == 0
 
 

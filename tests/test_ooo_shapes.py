@@ -19,8 +19,9 @@ from swagkit.reference import FiBA
 from swagkit.spec.errors import BudgetExceeded
 from swagkit.spec.fiba_budgets import inorder_credit
 from swagkit.spec.library import string_concat
-from swagkit.verify.impl import DEFAULT_MONOIDS, MonoidResult, run_all
+from swagkit.verify.impl import run_monoids
 from swagkit.verify.kinds.out_of_order import checked_ooo
+from swagkit.verify.runner import Outcome
 
 #: verify_aggregator's defaults
 EXAMPLES, STEPS, SEED = 12, 40, 0
@@ -32,19 +33,21 @@ class _Stop(Exception):
     """Ends the run at the first failing monoid (the later ones would only add their own shrinks)."""
 
 
-def _first_failure(cls: type, **options: Any) -> tuple[MonoidResult, float]:
+def _first_failure(cls: type, **options: Any) -> tuple[Outcome, float]:
     """The first failing monoid's result at the defaults (the monoids in their default order) and the seconds
     until it was reported, shrinking included."""
     start = time.perf_counter()
-    failed: list[MonoidResult] = []
+    failed: list[Outcome] = []
 
-    def stop_at_failure(result: MonoidResult) -> None:
+    def stop_at_failure(result: Outcome) -> None:
         if result.status != "PASS":
             failed.append(result)
             raise _Stop
 
     with pytest.raises(_Stop):
-        run_all(cls, "ooo", DEFAULT_MONOIDS, EXAMPLES, STEPS, SEED, None, None, on_result=stop_at_failure, **options)
+        run_monoids(
+            cls, "ooo", examples=EXAMPLES, steps=STEPS, seed=SEED, replay_dir=None, on_result=stop_at_failure, **options
+        )
     return failed[0], time.perf_counter() - start
 
 
@@ -53,30 +56,32 @@ def _first_failure(cls: type, **options: Any) -> tuple[MonoidResult, float]:
 def test_each_shape_bug_is_caught_fast_at_the_defaults(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     result, seconds = _first_failure(PLANTED_OOO[name])
     assert result.status == "FAIL"  # a verdict on the implementation, never an error of swagkit
-    updates = [name for name, _ in result.calls if name not in _READS]
+    trace = result.findings[0].trace
+    updates = [step.name for step in trace if step.name not in _READS]
     # the shrunk trace: a handful of updates (a bulk counts as one); a tree three levels deep needs ~45 entries,
     # which the shrinker sometimes leaves as single inserts
-    assert len(updates) <= (60 if name == "DeepKeyBulkNewFirst" else 10), result.calls
+    assert len(updates) <= (60 if name == "DeepKeyBulkNewFirst" else 10), result.findings[0].describe()
     assert seconds < 30  # a few seconds on an idle machine; the bound leaves room for a shared CI runner
     with capsys.disabled():
-        print(f"\n  {name}: {result.monoid} FAIL after {seconds:.1f} s, {len(updates)} updates", end="")
+        print(f"\n  {name}: {result.name} FAIL after {seconds:.1f} s, {len(updates)} updates", end="")
 
 
 @pytest.mark.once
 @pytest.mark.parametrize("budget", [None, "fiba"])
 def test_the_correct_fiba_passes_the_defaults(budget: str | None) -> None:
-    report = run_all(FiBA, "ooo", list(DEFAULT_MONOIDS), EXAMPLES, STEPS, SEED, None, None, budget=budget)
-    assert report.passed, [r.failure for r in report.results]
+    report = run_monoids(FiBA, "ooo", examples=EXAMPLES, steps=STEPS, seed=SEED, replay_dir=None, budget=budget)
+    assert report.passed, [r.headline for r in report.results]
 
 
 @pytest.mark.once
 @pytest.mark.parametrize("name", list(PLANTED_OOO_BUDGET))
 def test_a_spine_recomputing_fiba_is_caught_by_the_inorder_guard(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     result, seconds = _first_failure(PLANTED_OOO_BUDGET[name], budget="fiba")
-    assert result.status == "FAIL" and "in-order inserts" in str(result.failure), result.failure
+    failure = result.findings[0].failure
+    assert result.status == "FAIL" and "in-order inserts" in failure, failure
     assert seconds < 30  # about a second on an idle machine
     with capsys.disabled():
-        print(f"\n  {name}: {result.monoid} FAIL after {seconds:.1f} s ({len(result.calls)} calls)", end="")
+        print(f"\n  {name}: {result.name} FAIL after {seconds:.1f} s ({len(result.findings[0].trace)} steps)", end="")
 
 
 def _sliding(w: Any, n: int, steps: int) -> None:

@@ -39,7 +39,8 @@ def _params(sig: inspect.Signature) -> list[tuple[str, Any, Any]]:
 
 
 def test_exports_same_names_plus_compiled() -> None:
-    assert set(opt.__all__) == set(ref.__all__) | {"COMPILED", "FALLBACK_REASONS", "PurePythonFallbackWarning"}
+    extras = {"COMPILED", "FALLBACK_REASONS", "PurePythonFallbackWarning", "create"}  # create: the runtime factory
+    assert set(opt.__all__) == set(ref.__all__) | extras
     for name in ref.__all__:
         assert hasattr(opt, name), name
     assert isinstance(opt.COMPILED, bool)

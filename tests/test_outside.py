@@ -74,8 +74,9 @@ def test_rolling_max_min_drop_an_element_after_a_drain_and_a_refill(
     with pytest.raises(VerificationFailed) as failed:
         verify_aggregator(made, "fifo", monoid, contract=ROLLING, steps=15, replay_dir=str(tmp_path))
     result = failed.value.report.results[0]
-    assert result.status == "FAIL" and "ModelMismatchAt" in result.failure and "query() returned" in result.failure
-    updates = _updates(result.calls)
+    finding = result.findings[0]
+    assert result.status == "FAIL" and "ModelMismatchAt" in finding.failure and "query() returned" in finding.failure
+    updates = _updates([(s.name, s.args) for s in finding.trace])
     assert Contract.of(ROLLING).admits(updates) and len(updates) <= 10
     # replayed on rolling itself: the last answer is not the extreme of the window a list model holds
     agg, window = made(None), list[Any]()
@@ -134,8 +135,11 @@ def test_river_rolling_variance_keeps_a_revert_residue(tmp_path: Path) -> None:
             replay_dir=str(tmp_path),
         )
     result = failed.value.report.results[0]
-    assert "ModelMismatchAt" in result.failure and "query() returned" in result.failure
-    assert all(name == "insert" for name, _ in _updates(result.calls))  # static: river's updates only
+    finding = result.findings[0]
+    assert "ModelMismatchAt" in finding.failure and "query() returned" in finding.failure
+    assert all(
+        name == "insert" for name, _ in _updates([(s.name, s.args) for s in finding.trace])
+    )  # static: river's updates only
     from river import stats, utils
 
     rvar = utils.Rolling(stats.Var, window_size=4, ddof=1)

@@ -58,22 +58,10 @@ BUGS = {
 pytestmark = [pytest.mark.once, pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")]
 
 
-@pytest.fixture(scope="module")
-def build(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], str]:
-    """``build(flag)``: the path of daba_lite.c compiled with ``-D<flag>`` (``""``: the correct one), once."""
-    out = tmp_path_factory.mktemp("protocol")
-    built: dict[str, str] = {}
-
-    def compile_variant(flag: str) -> str:
-        if flag not in built:
-            exe = out / f"daba_lite{'_' + flag.lower() if flag else ''}"
-            cmd = ["cc", "-O2", "-Wall", "-Werror", "-std=c99", "-D_POSIX_C_SOURCE=200809L"]
-            cmd += [f"-D{flag}"] if flag else []
-            subprocess.run([*cmd, "-o", str(exe), str(PROTOCOL / "daba_lite.c")], check=True)
-            built[flag] = str(exe)
-        return built[flag]
-
-    return compile_variant
+@pytest.fixture
+def build(c_driver: Callable[[str], str]) -> Callable[[str], str]:
+    """``build(flag)``: the C driver compiled with ``-D<flag>`` (conftest's ``c_driver``)."""
+    return c_driver
 
 
 @pytest.fixture(autouse=True)
@@ -362,7 +350,8 @@ def test_the_cli_verifies_a_program_and_its_replay_file_runs_without_python(
     assert status == 1 and "FAIL" in out.getvalue()
     (path,) = replays.glob("*.jsonl")
     assert str(path) in out.getvalue()
-    header, ops = read(str(path))
+    file = read(str(path))
+    header, ops = file.header, file.steps
     assert header["exec"] == bad and header["monoid"] == "string_concat" and len(ops) <= 10
     with redirect_stdout(io.StringIO()):
         assert main(["replay", str(path), "--exec", bad]) == 1

@@ -21,7 +21,7 @@ from swagkit.spec.errors import InvariantViolation, ModelMismatch
 from swagkit.verify import registry
 from swagkit.verify.cli import main
 from swagkit.verify.machine import run_machine
-from swagkit.verify.replay import read
+from swagkit.verify.replayfile import read
 
 sys.path.insert(0, str(Path(__file__).parent))
 from planted_bugs import SwappedShrink  # noqa: E402
@@ -63,10 +63,11 @@ def test_verify_failure_writes_a_replay_that_fails_until_the_bug_is_fixed(
     code = main([*args, "--examples", "60", "--steps", "50", "--seed", "0", "--jobs", "1"])
     out = capsys.readouterr().out
     assert code == 1
-    line = next(ln for ln in out.splitlines() if ln.startswith("replay: swagkit replay "))
+    line = next(ln for ln in out.splitlines() if ln.startswith("reproduce: swagkit replay "))
     path = shlex.split(line)[-1]
-    assert Path(path).parent == replay_dir and f"replay file: {path}" in out  # next to reproduce:, and in the text
-    header, ops = read(path)
+    assert Path(path).parent == replay_dir and f"replay file: {path} (it reproduces the failure)" in out
+    file = read(path)
+    header, ops = file.header, file.steps
     assert (header["algorithm"], header["implementation"], header["kind"]) == (planted, "reference", "fifo")
     assert header["monoid"] == "string_concat" and header["checker"] == "daba_lite"
     assert "invariant" in header["failure"] and header["rerun"]["examples"] == 60
@@ -85,7 +86,8 @@ def test_a_failing_test_suite_machine_writes_its_file_and_names_it(planted: str,
         run_machine(planted, "string_concat", max_examples=60, steps=50, seed=0)
     path = caught.value.swagkit_replay  # type: ignore[attr-defined]
     assert f"replay file: {path}" in caught.value.__notes__  # what pytest prints under the failure
-    assert Path(path).parent == replay_dir and read(path)[0]["algorithm"] == planted
+    assert Path(path).parent == replay_dir and read(path).header["algorithm"] == planted
+    assert caught.value.swagkit_reproduces is True  # type: ignore[attr-defined]
 
 
 @pytest.mark.once
@@ -143,7 +145,8 @@ def test_a_spark_mismatch_comes_back_as_a_short_replay(
 
     monkeypatch.setattr(swagkit.optimized, "DABA", OffAtSeven)
     path = replay_failure(result)
-    header, ops = read(path)
+    file = read(path)
+    header, ops = file.header, file.steps
     assert (header["implementation"], header["against"], header["spark"]["seed"]) == ("optimized", "reference", 1)
     assert len(ops) <= 10  # 7 inserts and the query that answers wrong
     assert _replay(path, capsys)[0] == 1
@@ -163,7 +166,8 @@ def test_a_decay_kind_spark_mismatch_and_a_failed_merge_come_back_as_replays(
 
     import swagkit.optimized
     from swagkit.verify import spark as spark_mod
-    from swagkit.verify.cli import build_parser, spark_stage
+    from swagkit.verify.cli import build_parser
+    from swagkit.verify.cli.main_job import spark_stage
     from swagkit.verify.kinds.decay.spark import spark_slices
 
     planted_id = "planted_qdigest_spark"
@@ -199,7 +203,7 @@ def test_a_decay_kind_spark_mismatch_and_a_failed_merge_come_back_as_replays(
         assert spark_stage(build_parser().parse_args(args), out, io.StringIO()) == 1
         paths = [shlex.split(ln)[-1] for ln in out.getvalue().splitlines() if ln.startswith("replay: swagkit replay ")]
         assert len(paths) == 2, out.getvalue()  # the differential run, then the merge run
-        (diff, diff_ops), (merge, merge_ops) = (read(p) for p in paths)
+        (diff, diff_ops), (merge, merge_ops) = ((f.header, f.rows) for f in map(read, paths))
         assert (diff["python_only"], diff["kind"], diff["algorithm"]) == ("diff", "sketch", planted_id)
         assert (diff["implementation"], diff["against"], diff["diff"]["seed"]) == ("optimized", "reference", 0)
         assert "optimized answered" in diff["failure"] and diff_ops[-1]["op"] == "rank"  # cut where it diverged

@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
+from swagkit.optimized import FlatFAT
+from swagkit.optimized.spark import sliding_aggregate
 from swagkit.spec.library import LIBRARY
 from swagkit.spec.monoid import Monoid, fold
-from swagkit.verify.spark import sliding_aggregate
 
 pytestmark = pytest.mark.spark
 
@@ -304,6 +305,8 @@ def test_check_mode_agrees_and_catches_a_planted_bug(spark: Any) -> None:
         ({"aggregates": {}}, ValueError, "aggregates is empty"),
         ({"algorithm": "no_such_algorithm"}, ValueError, "unknown algorithm"),
         ({"algorithm": "slickdeque_noninv"}, TypeError, "does not declare"),
+        ({"algorithm": list}, TypeError, "lacks evict, query of a fifo aggregator"),  # what the executor calls
+        ({"algorithm": FlatFAT}, TypeError, "implements flatfat, of the tree kind"),
         ({"arrival": "seq"}, ValueError, "arrival= needs range=T"),
         ({"lateness": 3}, ValueError, "lateness applies"),
         ({"check": True, "check_fraction": 0.0}, ValueError, "check_fraction"),
@@ -334,8 +337,8 @@ def test_chunking_does_not_change_answers() -> None:
     import pyarrow as pa
 
     import swagkit.optimized
-    from swagkit.verify.spark.frames_exec import PartitionRunner
-    from swagkit.verify.spark.frames_spec import AggregateSpec, FrameSpec
+    from swagkit.optimized.spark.frames_exec import PartitionRunner
+    from swagkit.optimized.spark.frames_spec import AggregateSpec, FrameSpec
 
     rows = _rows(19)
     specs = [
@@ -371,22 +374,3 @@ def test_chunking_does_not_change_answers() -> None:
         assert any(r["sum"] is None for r in whole) and any(r["cat"] for r in whole)
         for chunk in (1, 3, 16):
             assert run(rows_w, span, algorithm, chunk) == whole, (rows_w, span, algorithm, chunk)
-
-
-def test_readme_example_runs_as_printed(spark: Any) -> None:
-    """The README's DataFrame example (a ``py`` block: the README's ``python`` blocks run without Spark) prints
-    what its comment says."""
-    import contextlib
-    import io
-    import re
-    from pathlib import Path
-
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### Sliding aggregates on Spark DataFrames", 1)[1]
-    block = re.search(r"```py\n(.*?)```", section, flags=re.S)
-    assert block is not None
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        exec(compile(block.group(1), "README.md", "exec"), {})  # noqa: S102 - the README is ours
-    expected = " ".join(line.lstrip("# ").strip() for line in block.group(1).splitlines() if line.startswith("# "))
-    assert printed.getvalue().strip() == expected.replace("[ ", "[")

@@ -17,7 +17,7 @@ import pytest
 
 from swagkit.optimized import TwoStacksLite
 from swagkit.spec.library import LIBRARY
-from swagkit.verify import replay
+from swagkit.verify import replay, replayfile
 from swagkit.verify.cli import main
 from swagkit.verify.spark import scale_job, scale_target
 from swagkit.verify.spark.patterns import FIFO_PATTERNS, OOO_PATTERNS, trace, weight
@@ -149,13 +149,14 @@ def test_a_bug_only_big_windows_show_is_found_shrunk_and_replayed(tmp_path: Path
     finding = result.finding
     assert finding is not None and finding.window > BIG, result
     path = replay_finding(result, str(tmp_path), seconds=20)
-    header, ops = replay.read(path)
+    file = replayfile.read(path)
+    header, ops = file.header, file.steps
     assert header["impl"] == target.spec and header["spark"]["seed"] == 0
-    inserts = sum(1 for op in ops if op["op"] == "insert")
+    inserts = sum(1 for op in ops if op.name == "insert")
     assert BIG + 1 <= inserts and len(ops) <= inserts + 4  # shrunk to the inserts that fill it, and the symptom
     out = io.StringIO()
-    assert replay.run(path, out=out) == 1, out.getvalue()  # swagkit replay still fails it (the model's answers)
-    assert replay.run(path, impl=f"{__name__}:Correct", out=io.StringIO()) == 0  # and the fixed class passes
+    assert replay.run(path, DropsWhenBig, out=out) == 1, out.getvalue()  # swagkit replay still fails it
+    assert replay.run(path, Correct, out=io.StringIO()) == 0  # and the fixed class passes
 
 
 # ------------------------------------------------------------------------------------------------ --exec
@@ -259,7 +260,9 @@ def test_the_cli_runs_registered_algorithms_and_a_users_class_at_scale(spark: An
     text = out.getvalue()
     assert found == 1 and "SPARK FINDING" in text and "replay: swagkit replay" in text, text
     path = text.split("replay: swagkit replay ", 1)[1].split()[0]
-    assert main(["replay", path]) == 1
+    assert f"{path} --impl {__name__}:DropsWhenBig" in text  # the command to run, whole
+    assert main(["replay", path]) == 2  # a file names no code: the command line does
+    assert main(["replay", path, "--impl", f"{__name__}:DropsWhenBig"]) == 1
 
 
 def test_a_contract_is_kept_while_shrinking_and_rollings_max_bug_is_found(tmp_path: Path) -> None:
@@ -276,8 +279,11 @@ def test_a_contract_is_kept_while_shrinking_and_rollings_max_bug_is_found(tmp_pa
     result = run_scale_task(ScaleTask(target, "max_i64", seed=0, operations=50_000, trace_length=5_000))
     assert result.finding is not None and result.finding.pattern == "static", result
     path = replay_finding(result, str(tmp_path), seconds=20)
-    header, ops = replay.read(path)
-    calls = [replay.decode_call("fifo", "max_i64", op) for op in ops]
+    file = replayfile.read(path)
+    header = file.header
+    calls = [(step.name, step.args) for step in file.steps]
     assert Contract.of(header["contract"]) == Contract.of(contract) and Contract.of(contract).admits(calls)
     assert len(calls) <= 10 and calls[-1][0] == "query"
-    assert replay.run(path, out=io.StringIO()) == 1
+    from outside.rolling_adapter import rolling_max
+
+    assert replay.run(path, rolling_max, out=io.StringIO()) == 1

@@ -2,8 +2,8 @@
 runs, and the ``swagkit`` command.
 
 * :mod:`.kinds` -- one module per ADT kind (``fifo``, ``tree``, ``out_of_order``, ``sketch``, ``time_decayed``),
-  each defining one :class:`~.kinds.base.Kind` that owns the kind's model, the operations an implementation must
-  offer (:meth:`~.kinds.base.Kind.check_implements`), its debug wrapper, its Hypothesis state machine and its
+  each defining one :class:`~.kinds.kind.Kind` that owns the kind's model, the operations an implementation must
+  offer (:meth:`~.kinds.kind.Kind.check_implements`), its debug wrapper, its Hypothesis state machine and its
   differential run; :mod:`.kinds.base`, :mod:`.kinds.machines` and :mod:`.kinds.differential` hold what they
   share.
 * :mod:`.registry` -- algorithm / implementation registry (read off the algorithm cards of
@@ -13,11 +13,19 @@ runs, and the ``swagkit`` command.
 * :mod:`.machine` -- :func:`run_machine`, one entry point for the state machine of any algorithm's kind.
 * :mod:`.spark` -- the differential stage on Spark (each kind's runner, fanned out).
 * :mod:`.laws` -- monoid law checks over the library; :mod:`.strategies` -- input strategies per library monoid.
-* :mod:`.faults` -- fault injection into ``⊗``; :mod:`.errors` -- check failures that name the operation.
+* :mod:`.faults` -- fault injection into ``⊗``; :mod:`.errors` -- check failures that name the operation, and the
+  one classifier of every run (:func:`~.errors.is_failure`).
+* :mod:`.trace` -- the one trace: a counterexample as numbered steps (injected faults and contract families
+  included), recorded once around the kind's debug wrapper; :mod:`.wire` -- a step as one JSON line.
+* :mod:`.replayfile` -- replay files (data: nothing they name is imported); :mod:`.replay` -- ``swagkit replay``
+  runs one through the kind's debug wrapper; :mod:`.recording` -- every failing machine run written as one;
+  :mod:`.lockstep` -- two implementations compared call by call (Spark findings); :mod:`.jsonvalues` -- exact
+  JSON values.
 * :mod:`.impl` -- :func:`verify_aggregator` / :func:`machine_for` and ``swagkit verify --impl``: a user's own
-  aggregator through its kind's machine; :mod:`.replay` -- failures as replay files (``swagkit replay``),
-  :mod:`.jsonvalues` their exact JSON values.
-* :mod:`.runner` / :mod:`.cli` -- ``swagkit verify`` and ``swagkit list``; :mod:`.symbolic` -- CrossHair contracts.
+  aggregator through its kind's machine, every call guarded (:mod:`.guard`: exceptions, hangs), its options
+  resolved once (:mod:`.options`); :mod:`.process` -- ``--exec``: any language over the line protocol.
+* :mod:`.runner` -- one runner, one result type (:class:`~.runner.Outcome`) for every run; :mod:`.cli` -- the
+  ``swagkit`` command, one module per subcommand; :mod:`.symbolic` -- CrossHair contracts.
 """
 
 from .debug import CheckedAggregator, check_enabled, checked

@@ -8,14 +8,14 @@ the wrapper compares the structure with the kind's executable model and -- when 
 invariant checker on ``snapshot()`` and meters ``⊗`` against its budget; a failure raises a subclass of the
 spec's error that names the operation (:mod:`swagkit.verify.errors`).
 
-The kind comes from ``kind=`` (a name or a :class:`~swagkit.verify.kinds.base.Kind`), else from the registered
+The kind comes from ``kind=`` (a name or a :class:`~swagkit.verify.kinds.kind.Kind`), else from the registered
 algorithm (``algorithm=``, else the structure's ``algorithm`` attribute), else FIFO. A structure of no registered
 algorithm is checked against the model only: ``checked(my_swag, kind="fifo", monoid=m)`` verifies your own
 implementation.
 
-``SWAGKIT_CHECK=1`` turns debug mode on for every aggregator built by :func:`swagkit.verify.registry.create`
-(:func:`~swagkit.verify.registry.check_enabled`). Debug mode costs O(n) ``⊗`` per operation (the invariant
-checkers recompute the window's partial aggregates).
+``SWAGKIT_CHECK=1`` turns debug mode on for every aggregator built by :func:`swagkit.optimized.create` or
+:func:`swagkit.verify.registry.create` (:func:`~swagkit.spec.debug_mode.check_enabled`). Debug mode costs O(n)
+``⊗`` per operation (the invariant checkers recompute the window's partial aggregates).
 """
 
 from __future__ import annotations

@@ -7,11 +7,22 @@ last few operations, oldest first), which is usually enough to replay the failur
 
 from __future__ import annotations
 
+import re
+import traceback
 from collections.abc import Sequence
 
 from swagkit.spec.errors import BudgetExceeded, InvariantViolation, ModelMismatch
 
-__all__ = ["OperationContext", "InvariantViolationAt", "BudgetExceededAt", "ModelMismatchAt"]
+__all__ = [
+    "OperationContext",
+    "InvariantViolationAt",
+    "BudgetExceededAt",
+    "ModelMismatchAt",
+    "describe_exception",
+    "first_line",
+    "is_failure",
+    "without_history",
+]
 
 
 class OperationContext:
@@ -61,3 +72,41 @@ class ModelMismatchAt(ModelMismatch, OperationContext):
         super().__init__(detail)
         self.detail = detail
         self._set_context(operation, op_index, recent, detail)
+
+
+def describe_exception(exc: BaseException, *, notes: bool = True) -> str:
+    """The exception text (with its notes unless ``notes`` is False), flattening exception groups (Hypothesis
+    reports distinct bugs so)."""
+    if isinstance(exc, BaseExceptionGroup):
+        parts = [f"{len(exc.exceptions)} distinct failures:"]
+        parts += [describe_exception(e, notes=notes) for e in exc.exceptions]
+        return "\n".join(parts)
+    if not notes:
+        return f"{type(exc).__qualname__}: {exc}"
+    return "".join(traceback.format_exception_only(exc)).rstrip()
+
+
+def is_failure(exc: BaseException) -> bool:
+    """Whether ``exc`` is a verdict on the code under test (a failed check: :class:`AssertionError`, every
+    exception group member one too) rather than swagkit itself breaking: the one classifier of every run."""
+    if isinstance(exc, BaseExceptionGroup):
+        return all(is_failure(e) for e in exc.exceptions)
+    return isinstance(exc, AssertionError)
+
+
+def first_line(text: str, width: int = 100) -> str:
+    """The line of ``text`` that says what failed (the error line, not Hypothesis' "N distinct failures"),
+    shortened to ``width`` with the package path of the exception's name dropped."""
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    line = lines[0] if lines else ""
+    for candidate in lines:
+        if "Error" in candidate or "Violation" in candidate or "Exceeded" in candidate or "Mismatch" in candidate:
+            line = candidate
+            break
+    line = re.sub(r"^[\w.]+\.(\w+): ", r"\1: ", line)  # swagkit.verify.errors.X: -> X:
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def without_history(text: str) -> str:
+    """A failure's text without the wrapper's "recent operations" line (where the whole trace is shown)."""
+    return "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("recent operations:"))

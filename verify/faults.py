@@ -44,6 +44,8 @@ class FaultInjector:
         self._k = 0
         self.calls = 0
         self.fired = 0
+        #: ``calls`` when the last fault fired (a trace places the fault in the operation it hit)
+        self.fired_at = 0
 
     def arm(self, k: int) -> None:
         """Make the k-th call from now (k ≥ 1) raise :class:`InjectedFault`."""
@@ -63,6 +65,7 @@ class FaultInjector:
             self._countdown -= 1
             if self._countdown == 0:
                 self.fired += 1
+                self.fired_at = self.calls
                 raise InjectedFault(f"combine call {self._k} after arm() (injected by swagkit)")
         return self._combine(a, b)
 

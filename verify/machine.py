@@ -1,18 +1,21 @@
 """One entry point for the Hypothesis state machines of every kind.
 
 :func:`run_machine` runs the machine of ``algorithm_id``'s kind (:mod:`swagkit.verify.kinds`) for one
-(algorithm, monoid, implementation) combination; :func:`make_machine` returns the machine class. Each kind's
-machine drives a structure through its kind's debug wrapper, which does the judging (model, invariants, budgets),
-so debug mode and the stateful tests can never disagree about what "correct" means. Hypothesis prints a failing
-run as a replayable program (``state = …Machine(); state.insert(value='a'); …``).
+(algorithm, monoid, implementation) combination; :func:`~swagkit.verify.registry.make_machine` returns the machine
+class. Each kind's machine drives a structure through its kind's debug wrapper, which does the judging (model,
+invariants, budgets), so debug mode and the stateful tests can never disagree about what "correct" means.
+:func:`run_machine_class` runs any machine class and, when it fails, writes the counterexample as a replay file
+(:mod:`swagkit.verify.recording`) and checks that the file reproduces the failure.
 """
 
 from __future__ import annotations
 
-from swagkit.spec.library import LIBRARY
+from hypothesis.stateful import RuleBasedStateMachine
 
-from . import registry
-from .kinds.machines import DEFAULT_MAX_WINDOW, KindMachine, MachineStats, machine_settings, run_machine_class
+from . import recording, replay
+from .kinds.machines import DEFAULT_MAX_WINDOW, MachineStats, machine_settings
+from .kinds.machines import run_machine_class as run_plain
+from .registry import examples_for, make_machine
 
 __all__ = [
     "DEFAULT_MAX_WINDOW",
@@ -25,28 +28,13 @@ __all__ = [
 ]
 
 
-def make_machine(
-    algorithm_id: str, monoid_id: str, implementation: str = "reference", *, max_window: int = DEFAULT_MAX_WINDOW
-) -> type[KindMachine]:
-    """The state machine class of ``algorithm_id``'s kind over library monoid ``monoid_id`` in ``implementation``.
-
-    Raises :class:`~swagkit.verify.registry.RegistryError` (unknown id / implementation lacks the algorithm),
-    :class:`~swagkit.spec.errors.UnsupportedMonoidError` or ``KeyError`` (no input strategy for the monoid) up
-    front rather than inside Hypothesis.
-    """
-    info = registry.algorithm(algorithm_id)
-    subject = registry.subject(algorithm_id, implementation)
-    if info.takes_monoid:
-        registry.require_monoid(info, LIBRARY[monoid_id].factory())
-    return info.kind.make_machine(subject, monoid_id, max_window)
-
-
-def examples_for(algorithm_id: str, max_examples: int) -> int:
-    """How many examples ``algorithm_id`` runs of ``max_examples``: a card with ``verify_share`` > 1 (FiBA's
-    other μ and its looped bulk operations: all of FiBA's code is shared) runs that share, at least 3, which keeps
-    ``swagkit verify`` within its time budget."""
-    share = registry.algorithm(algorithm_id).verify_share
-    return max_examples if share == 1 else max(3, max_examples // share)
+def run_machine_class(machine: type[RuleBasedStateMachine], max_examples: int, steps: int, seed: int | None) -> None:
+    """Run one state-machine class (:func:`swagkit.verify.kinds.machines.run_machine_class`); a failure over a
+    registered algorithm or a user's aggregator is written as a replay file whose path the exception names
+    (``exc.swagkit_replay``), checked to reproduce it (``exc.swagkit_reproduces``)."""
+    run = {"examples": max_examples, "steps": steps, "seed": seed}
+    with recording.recorded(machine, run, lambda path: replay.reproduces(path, machine)):
+        run_plain(machine, max_examples, steps, seed)
 
 
 def run_machine(

@@ -23,15 +23,15 @@ strings, which keep floats exact.
 from __future__ import annotations
 
 import json
-import math
 import os
+import re
 import select
 import shlex
 import subprocess
 import tempfile
 import time
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import IO, Any
@@ -43,7 +43,11 @@ from swagkit.spec.library import LIBRARY, LibraryEntry, affine, max_i64, string_
 from swagkit.spec.monoid import Monoid
 from swagkit.spec.ooo import MissingTimeError, UnorderedBulkError
 
+from .guard import Deadline
+from .kinds.base import Operation
+from .replayfile import TRACED
 from .strategies import STRATEGIES
+from .wire import Codec, WireError, decode_answer, encode_args
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -227,19 +231,6 @@ def conformance_monoids_registered() -> Iterator[None]:
             STRATEGIES.pop(c.name, None)
 
 
-def _time_encode(t: Any) -> Any:
-    """Times cross as JSON numbers (ints; floats in their shortest round-trip decimal form) or strings."""
-    if isinstance(t, bool) or not isinstance(t, (int, float, str)) or (isinstance(t, float) and not math.isfinite(t)):
-        raise ValueError(f"the protocol carries int, finite float or str times, not {t!r}")
-    return t
-
-
-def _time_decode(t: Any) -> Any:
-    if isinstance(t, bool) or not isinstance(t, (int, float, str)):
-        raise _Garbage(f"{t!r} is not a time")
-    return t
-
-
 # ------------------------------------------------------------------------------------------------- the driver
 
 
@@ -265,24 +256,8 @@ class ProcessDriver:
         self._next_id = 0
         self._finalizer: weakref.finalize[Any, Any] | None = None
         self._last_stderr = ""
-        #: the slowest healthy reply so far (seconds), and whether a request has hung yet (see :attr:`deadline`)
-        self.slowest = 0.0
-        self.hung = False
-
-    @property
-    def deadline(self) -> float:
-        """The seconds the next reply may take: ``timeout`` until the first hang; after it, min(timeout, max(0.2 s,
-        50 × the slowest healthy reply)). Shrinking a hang replays the hanging request again and again, and each
-        replay paid the full timeout (66-87 s to shrink BUG_HANG at 10 s, issue 14 §3); the program has shown how
-        fast it answers (its slowest reply includes its start-up, so a JVM keeps seconds), so a reply 50 times
-        slower than any healthy one is a hang too. The 0.2 s floor is far above a scheduler's hiccup on a loaded
-        machine (milliseconds) and makes a shrink of ~100 hanging replays cost ~20 s instead of ~50 s."""
-        if not self.hung:
-            return self.timeout
-        return min(self.timeout, max(0.2, 50 * self.slowest))
-
-    def _shortened(self, allowed: float) -> str:
-        return "" if allowed >= self.timeout else f"; --timeout {self.timeout:g} s shortened after the first hang"
+        #: how long a reply may take: ``timeout``, shortened after the first hang (:class:`~.guard.Deadline`)
+        self.deadline = Deadline(timeout)
 
     # process life -----------------------------------------------------------------------------------------
 
@@ -382,7 +357,7 @@ class ProcessDriver:
         proc = self._proc
         if proc is None or proc.stdin is None or proc.stdout is None:
             raise _Dead("the process is not running")
-        allowed = self.deadline
+        allowed = self.deadline.allowed
         start = time.monotonic()
         deadline = start + allowed
         try:
@@ -390,25 +365,25 @@ class ProcessDriver:
         except (BrokenPipeError, OSError):
             raise self._dead("the process died (its stdin is closed)") from None
         except TimeoutError:
-            self.hung = True
+            self.deadline.hung = True
             raise self._dead(
-                f"the process did not read its input within {allowed:.3g} s{self._shortened(allowed)}"
+                f"the process did not read its input within {allowed:.3g} s{self.deadline.note(allowed)}"
             ) from None
         out = proc.stdout.fileno()
         while b"\n" not in self._buffer:
             left = deadline - time.monotonic()
             ready = select.select([out], [], [], max(left, 0))[0] if left > 0 else []
             if not ready:
-                self.hung = True
+                self.deadline.hung = True
                 raise self._dead(
-                    f"no reply within {allowed:.3g} s (a hang{self._shortened(allowed)}): the process was killed"
+                    f"no reply within {allowed:.3g} s (a hang{self.deadline.note(allowed)}): the process was killed"
                 )
             chunk = os.read(out, 1 << 16)
             if not chunk:
                 raise self._dead(self._death())
             self._buffer += chunk
         raw, self._buffer = self._buffer.split(b"\n", 1)
-        self.slowest = max(self.slowest, time.monotonic() - start)
+        self.deadline.healthy(time.monotonic() - start)
         return raw.decode("utf-8", "replace").rstrip("\r")
 
     def _death(self) -> str:
@@ -491,6 +466,9 @@ class _Instance:
     call that turns a reply into a value, an expected exception or a :class:`ProcessFailure`."""
 
     kind = ""
+    #: every call already has the driver's deadline (the process is killed when it hangs): a guard must not
+    #: interrupt it as well, which would tear a reply apart (:class:`~swagkit.verify.guard.Guarded`)
+    bounded = True
 
     def __init__(self, driver: ProcessDriver, conformance: Conformance, monoid: Monoid[Any, Any, Any]) -> None:
         self.monoid = monoid
@@ -548,7 +526,7 @@ class _Instance:
             raise self._fail(f"the reply to {op} has no 'value'", garbage=True)
         try:
             return decode(reply["value"])
-        except _Garbage as exc:
+        except (_Garbage, WireError) as exc:
             raise self._fail(f"{op}: {exc}", garbage=True) from None
 
     def _size(self) -> int:
@@ -565,89 +543,40 @@ class _Instance:
         return count
 
 
-def _fifo_ops(codec: Conformance) -> dict[str, Any]:
-    """The FIFO kind's operations over ``codec``, by protocol op name."""
-
-    def insert(self: _Instance, value: Any) -> None:
-        self._call("insert", value=codec.encode(value))
-
-    def evict(self: _Instance) -> None:
-        self._call("evict")
-
-    def query(self: _Instance) -> Any:
-        return self._value("query", codec.decode)
-
-    def insert_many(self: _Instance, values: Iterable[Any]) -> None:
-        self._call("insert_many", values=[codec.encode(v) for v in values])
-
-    def evict_many(self: _Instance, count: int) -> None:
-        self._call("evict_many", count=count)
-
-    def shift(self: _Instance, value: Any) -> Any:
-        return self._value("shift", codec.decode, value=codec.encode(value))
-
-    return {
-        "insert": insert,
-        "evict": evict,
-        "query": query,
-        "insert_many": insert_many,
-        "evict_many": evict_many,
-        "shift": shift,
-    }
+def _operations(kind_name: str, codec: Conformance) -> dict[str, Any]:
+    """The methods of an instance of swagkit kind ``kind_name`` over ``codec``: one per traced operation of the
+    kind's face (:data:`swagkit.verify.replayfile.TRACED`), each sending the operation's fields as the protocol
+    line (:mod:`swagkit.verify.wire`) and decoding its answer -- the same line a replay file holds."""
+    values = Codec(codec.encode, codec.decode)
+    return {op.name: _method(op, values) for name, op in TRACED[kind_name].items() if name != "size"}
 
 
-def _ooo_ops(codec: Conformance) -> dict[str, Any]:
-    """The out-of-order kind's operations over ``codec``, by protocol op name."""
+def _method(op: Operation, values: Codec) -> Callable[..., Any]:
+    def call(self: _Instance, *args: Any) -> Any:
+        try:
+            fields = encode_args(op, args, values)
+        except TypeError as exc:  # a value the protocol cannot carry: refused before it is sent
+            raise ValueError(f"{op.step_name}: {exc}") from None
+        if not op.answers:
+            self._call(op.step_name, **fields)
+            return None
+        return self._value(op.step_name, lambda raw: decode_answer(op.step_name, raw, values), **fields)
 
-    def insert(self: _Instance, time: Any, value: Any) -> None:
-        self._call("insert", time=_time_encode(time), value=codec.encode(value))
-
-    def evict(self: _Instance) -> None:
-        self._call("evict")
-
-    def remove(self: _Instance, time: Any) -> None:
-        self._call("remove", time=_time_encode(time))
-
-    def bulk_evict(self: _Instance, time: Any) -> int:
-        return int(self._value("bulk_evict", _int64, time=_time_encode(time)))
-
-    def bulk_insert(self: _Instance, pairs: Iterable[tuple[Any, Any]]) -> None:
-        self._call("bulk_insert", items=[[_time_encode(t), codec.encode(v)] for t, v in pairs])
-
-    def query(self: _Instance) -> Any:
-        return self._value("query", codec.decode)
-
-    def range_query(self: _Instance, t_from: Any, t_to: Any) -> Any:
-        return self._value("range_query", codec.decode, **{"from": _time_encode(t_from), "to": _time_encode(t_to)})
-
-    def oldest(self: _Instance) -> Any:
-        return self._value("oldest", _time_decode)
-
-    def youngest(self: _Instance) -> Any:
-        return self._value("youngest", _time_decode)
-
-    return {
-        "insert": insert,
-        "evict": evict,
-        "remove": remove,
-        "bulk_evict": bulk_evict,
-        "bulk_insert": bulk_insert,
-        "query": query,
-        "range_query": range_query,
-        "oldest": oldest,
-        "youngest": youngest,
-    }
+    call.__name__ = call.__qualname__ = op.name
+    return call
 
 
-#: swagkit's kind names (and the CLI's ``ooo``) -> (the protocol's kind, its operations)
-_KINDS: dict[str, tuple[str, Callable[[Conformance], dict[str, Any]]]] = {
-    "fifo": ("fifo", _fifo_ops),
-    "ooo": ("ooo", _ooo_ops),
-    "out_of_order": ("ooo", _ooo_ops),
+#: swagkit's kind names (and the CLI's ``ooo``) -> (the protocol's kind, the swagkit kind of its operations)
+_KINDS: dict[str, tuple[str, str]] = {
+    "fifo": ("fifo", "fifo"),
+    "ooo": ("ooo", "out_of_order"),
+    "out_of_order": ("ooo", "out_of_order"),
 }
 
 
-def _instance_class(protocol_kind: str, codec: Conformance, ops: dict[str, Any], offered: set[str]) -> type:
+def _instance_class(
+    protocol_kind: str, codec: Conformance, ops: dict[str, Any], offered: set[str], program: str
+) -> type:
     """A class with exactly the operations the program offers (absent ones are absent attributes, so the kinds
     detect and skip them), plus ``__len__`` (``size``) and ``combine_count`` (``stats``) when offered."""
     namespace: dict[str, Any] = {"kind": protocol_kind}
@@ -656,7 +585,8 @@ def _instance_class(protocol_kind: str, codec: Conformance, ops: dict[str, Any],
         namespace["__len__"] = _Instance._size
     if "stats" in offered:
         namespace["combine_count"] = property(_Instance._stats)
-    name = "Process" + "".join(part.title() for part in f"{protocol_kind}_{codec.name}".split("_"))
+    # named after the program: messages about an instance name it as swagkit verify does
+    name = re.sub(r"\W+", "_", os.path.basename(program)).strip("_") or "program"
     return type(name, (_Instance,), namespace)
 
 
@@ -670,7 +600,7 @@ class ProcessFactory:
         if kind not in _KINDS:
             raise ValueError(f"--exec drives the kinds {', '.join(_KINDS)}, not {kind!r}")
         self.kind = kind
-        self.protocol_kind, self._ops = _KINDS[kind]
+        self.protocol_kind, self._kind_name = _KINDS[kind]
         self.driver = ProcessDriver(command, timeout=timeout, cwd=cwd)
         self.capabilities = self.driver.start()
         if self.protocol_kind not in self.capabilities["kinds"]:
@@ -678,6 +608,21 @@ class ProcessFactory:
                 f"{command!r} offers the kinds {self.capabilities['kinds']}, not {self.protocol_kind!r}"
             )
         self._classes: dict[str, type] = {}
+        #: the latest instance made (after a failure: the failing one, whose protocol lines a report shows)
+        self.last: _Instance | None = None
+
+    def protocol_tail(self, count: int = 12) -> str:
+        """The last ``count`` requests to the latest instance and the replies to them (``-> sent``, ``<-
+        received``); ``""`` when none was made."""
+        if self.last is None:
+            return ""
+        sent, got = self.last.trace, self.last.replies
+        first = max(0, len(sent) - count)
+        lines = [f"({first} earlier requests not shown)"] if first else []
+        for k in range(first, len(sent)):
+            lines.append(f"-> {sent[k]}")
+            lines.append(f"<- {got[k]}" if k < len(got) else "<- (no reply)")
+        return "\n".join(lines)
 
     @property
     def monoids(self) -> tuple[str, ...]:
@@ -704,9 +649,14 @@ class ProcessFactory:
         cls = self._classes.get(codec.name)
         if cls is None:
             cls = self._classes[codec.name] = _instance_class(
-                self.protocol_kind, codec, self._ops(codec), set(self.operations)
+                self.protocol_kind,
+                codec,
+                _operations(self._kind_name, codec),
+                set(self.operations),
+                self.driver.argv[0] if self.driver.argv else self.driver.command,
             )
-        return cls(self.driver, codec, monoid)
+        self.last = cls(self.driver, codec, monoid)
+        return self.last
 
     def close(self) -> None:
         self.driver.close()

@@ -12,20 +12,23 @@ provides an algorithm exactly when it exports that name. ``swagkit.optimized`` i
 it exports ``TwoStacks`` & co., and is simply "not available" while its ``__init__`` is empty or its import
 fails.
 
-Each entry's ``kind`` is the :class:`~swagkit.verify.kinds.base.Kind` its card's ``kind`` string names
+Each entry's ``kind`` is the :class:`~swagkit.verify.kinds.kind.Kind` its card's ``kind`` string names
 (:mod:`swagkit.verify.kinds`): the ADT it is verified as, which owns the model, the debug wrapper, the state
 machine and the differential run. :func:`subject` is what those are given: the class an implementation provides,
 with its registered parameters and facts.
 
-:func:`create` is the package's one factory. With ``SWAGKIT_CHECK=1`` in the environment (:func:`check_enabled`)
-it returns the aggregator wrapped in its kind's debug wrapper, so every operation is checked against the model,
-the invariants and the budgets.
+:func:`create` is the verification side's factory (default implementation: ``reference``). With ``SWAGKIT_CHECK=1``
+in the environment (:func:`check_enabled`) it returns the aggregator wrapped in its kind's debug wrapper, so every
+operation is checked against the model, the invariants and the budgets. For the built-in algorithms and
+implementations it is the runtime factory, :func:`swagkit.optimized.create` (which loads no verification code);
+what :func:`register_algorithm` / :func:`register_implementation` add is built here. :class:`RegistryError`,
+:data:`ENV_VAR`, :func:`check_enabled` and :func:`resolve_monoid` are shared with the runtime factory (defined in
+:mod:`swagkit.spec`) and re-exported here under their old names.
 """
 
 from __future__ import annotations
 
 import importlib
-import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -34,12 +37,14 @@ from typing import Any
 
 from swagkit.spec.algorithms import CARDS, AlgorithmCard
 from swagkit.spec.algorithms.card import MonoidRequirements
-from swagkit.spec.errors import SwagkitError, UnsupportedMonoidError
-from swagkit.spec.library import LIBRARY
+from swagkit.spec.debug_mode import ENV_VAR, check_enabled
+from swagkit.spec.errors import RegistryError
+from swagkit.spec.library import LIBRARY, resolve_monoid
 from swagkit.spec.monoid import Monoid
 
 from .kinds import Kind, Subject
 from .kinds import kind as kind_named
+from .kinds.machines import DEFAULT_MAX_WINDOW, KindMachine
 
 __all__ = [
     "AlgorithmInfo",
@@ -56,6 +61,8 @@ __all__ = [
     "resolve_class",
     "available_implementations",
     "create",
+    "make_machine",
+    "examples_for",
     "combos",
     "register_algorithm",
     "unregister_algorithm",
@@ -73,8 +80,28 @@ __all__ = [
 Factory = Callable[..., Any]
 
 
-class RegistryError(SwagkitError, LookupError):
-    """Unknown algorithm / implementation / monoid id, or an implementation that does not provide an algorithm."""
+#: what an :class:`AlgorithmInfo` copies from its card, by the same name
+_CARD_FACTS = (
+    "id",
+    "class_name",
+    "title",
+    "paper",
+    "requires",
+    "requires_any",
+    "takes_monoid",
+    "monoids",
+    "verify_share",
+)
+#: the entry's guarantee texts, by the card's guarantee they are read from
+_GUARANTEE_TEXTS = {
+    "worst_query": "query",
+    "worst_insert": "insert",
+    "worst_evict": "evict",
+    "amortized": "amortized",
+    "worst_case": "worst_case",
+    "space": "space",
+    "error": "error",
+}
 
 
 @dataclass(frozen=True)
@@ -84,7 +111,7 @@ class AlgorithmInfo(MonoidRequirements):
     The registered ones are read off the algorithm cards (:meth:`from_card`; ``card`` is the card). ``checker``
     and ``budget`` are keys of :data:`~swagkit.spec.checkers.CHECKERS` and :data:`~swagkit.spec.budgets.BUDGETS`
     (``None``: no invariant checker / no combine budget, so only the model is checked). ``kind`` is the
-    :class:`~swagkit.verify.kinds.base.Kind` it is verified as (given as a name, e.g. ``"out_of_order"``, it is
+    :class:`~swagkit.verify.kinds.kind.Kind` it is verified as (given as a name, e.g. ``"out_of_order"``, it is
     looked up in :mod:`swagkit.verify.kinds`). ``params`` are constructor keyword arguments, so one class can be
     registered several times under different ids (e.g. FiBA with ``min_arity=2`` and ``4``). ``requires`` lists
     monoid properties the algorithm relies on (SlickDeque: ``selective`` or ``invertible``); ``requires_any``
@@ -125,29 +152,16 @@ class AlgorithmInfo(MonoidRequirements):
 
     @classmethod
     def from_card(cls, card: AlgorithmCard) -> AlgorithmInfo:
-        """The registry entry of an algorithm card."""
-        g = card.guarantees
+        """The registry entry of an algorithm card: its facts, its guarantees' texts, its kind."""
+        facts = {name: getattr(card, name) for name in _CARD_FACTS}
+        texts = {entry: getattr(card.guarantees, text) for entry, text in _GUARANTEE_TEXTS.items()}
         return cls(
-            id=card.id,
-            class_name=card.class_name,
-            title=card.title,
-            paper=card.paper,
+            **facts,
+            **texts,
             checker=card.checker_id,
             budget=card.budget_id,
             kind=kind_named(card.kind),
-            requires=card.requires,
-            requires_any=card.requires_any,
             params=dict(card.params),
-            worst_query=g.query,
-            worst_insert=g.insert,
-            worst_evict=g.evict,
-            amortized=g.amortized,
-            worst_case=g.worst_case,
-            space=g.space,
-            takes_monoid=card.takes_monoid,
-            monoids=card.monoids,
-            error=g.error,
-            verify_share=card.verify_share,
             card=card,
         )
 
@@ -187,6 +201,10 @@ IMPLEMENTATIONS: dict[str, ImplementationInfo] = {
 # Classes registered directly (tests, user experiments): (implementation id, algorithm id) -> factory.
 _EXTRA_CLASSES: dict[tuple[str, str], Factory] = {}
 
+# The entries as the cards and this module define them: create() hands these to the runtime factory.
+_BUILTIN_ALGORITHMS: dict[str, AlgorithmInfo] = dict(ALGORITHMS)
+_BUILTIN_IMPLEMENTATIONS: dict[str, ImplementationInfo] = dict(IMPLEMENTATIONS)
+
 
 def algorithm(algorithm_id: str) -> AlgorithmInfo:
     """The :class:`AlgorithmInfo` of ``algorithm_id`` (:class:`RegistryError` when unknown)."""
@@ -209,16 +227,6 @@ def implementation_ids() -> list[str]:
 def monoid_ids() -> list[str]:
     """Library monoid ids (:data:`swagkit.spec.library.LIBRARY`, read at call time)."""
     return list(LIBRARY)
-
-
-def resolve_monoid(monoid: Monoid[Any, Any, Any] | str) -> Monoid[Any, Any, Any]:
-    """A :class:`Monoid` from a monoid or a library id (a fresh instance from the library factory)."""
-    if isinstance(monoid, Monoid):
-        return monoid
-    try:
-        return LIBRARY[monoid].factory()
-    except KeyError:
-        raise RegistryError(f"unknown monoid {monoid!r}; known: {', '.join(LIBRARY)}") from None
 
 
 def resolve_class(algorithm_id: str, implementation: str = "reference") -> Factory | None:
@@ -252,26 +260,10 @@ def subject(algorithm_id: str, implementation: str = "reference") -> Subject:
     return Subject(algorithm_id, cls, dict(info.params), info.takes_monoid, info, implementation)
 
 
-#: Environment variable that turns debug mode on for aggregators built by :func:`create`.
-ENV_VAR = "SWAGKIT_CHECK"
-
-
-def check_enabled() -> bool:
-    """Whether ``SWAGKIT_CHECK`` asks for debug mode (any value except empty, ``0``, ``false``, ``no``, ``off``)."""
-    return os.environ.get(ENV_VAR, "").strip().lower() not in ("", "0", "false", "no", "off")
-
-
 def require_monoid(info: AlgorithmInfo, monoid: Monoid[Any, Any, Any] | str) -> Monoid[Any, Any, Any]:
     """The monoid ``monoid`` names, if ``info``'s algorithm may run over it (else
     :class:`~swagkit.spec.errors.UnsupportedMonoidError`)."""
-    m = resolve_monoid(monoid)
-    missing = info.missing_properties(m)
-    if missing:
-        raise UnsupportedMonoidError(
-            f"{info.id} needs {_article(info.requirement_text())} monoid; {m.name} does not declare "
-            f"{', '.join(missing)}"
-        )
-    return m
+    return info.require_supported(resolve_monoid(monoid))
 
 
 def create(
@@ -288,8 +280,17 @@ def create(
     environment variable; when checking is on the result is the algorithm's kind's debug wrapper around the
     aggregator. Raises :class:`RegistryError` for unknown ids or an implementation lacking the algorithm, and
     :class:`~swagkit.spec.errors.UnsupportedMonoidError` when the monoid lacks a required property.
+
+    A built-in algorithm (as its card registers it) in a built-in implementation is built by the runtime factory,
+    :func:`swagkit.optimized.create`; entries added by :func:`register_algorithm` /
+    :func:`register_implementation` (or replacing a built-in one) are built here.
     """
     info = algorithm(algorithm_id)
+    if _builtin(info, implementation):
+        # imported here, not at module level: importing the registry loads no compiled extension
+        from swagkit.optimized.factory import create as runtime_create
+
+        return runtime_create(algorithm_id, monoid, implementation, check=check, **params)
     m: Monoid[Any, Any, Any] | None = None
     if info.takes_monoid:  # paper 004's structures take none: the monoid argument is ignored
         if monoid is None:
@@ -302,9 +303,15 @@ def create(
     return aggregator
 
 
-def _article(words: str) -> str:
-    """``"a selective"`` / ``"an invertible"``."""
-    return ("an " if words[:1] in "aeiou" else "a ") + words
+def _builtin(info: AlgorithmInfo, implementation: str) -> bool:
+    """Whether ``info`` is a card's own entry and ``implementation`` a built-in one, neither replaced nor given a
+    directly registered class: what the runtime factory builds alike."""
+    return (
+        _BUILTIN_ALGORITHMS.get(info.id) is info
+        and implementation in _BUILTIN_IMPLEMENTATIONS
+        and _BUILTIN_IMPLEMENTATIONS[implementation] is IMPLEMENTATIONS.get(implementation)
+        and (implementation, info.id) not in _EXTRA_CLASSES
+    )
 
 
 @dataclass(frozen=True)
@@ -345,7 +352,7 @@ def combos(
                 elif info.monoids is not None and mid not in info.monoids:
                     skip = f"takes no monoid (runs once, listed under {', '.join(info.monoids)})"
                 elif not info.supports(m):
-                    skip = f"needs {_article(info.requirement_text())} monoid"
+                    skip = f"needs {info.requirement_phrase()}"
                 out.append(Combo(a, mid, impl, skip))
     return out
 
@@ -443,3 +450,27 @@ def guarantees_markdown() -> str:
             f"{a.amortized} | {a.worst_case} | {a.space} | {a.requirement_text()} |"
         )
     return "\n".join(rows)
+
+
+def make_machine(
+    algorithm_id: str, monoid_id: str, implementation: str = "reference", *, max_window: int = DEFAULT_MAX_WINDOW
+) -> type[KindMachine]:
+    """The state machine class of ``algorithm_id``'s kind over library monoid ``monoid_id`` in ``implementation``.
+
+    Raises :class:`~swagkit.verify.registry.RegistryError` (unknown id / implementation lacks the algorithm),
+    :class:`~swagkit.spec.errors.UnsupportedMonoidError` or ``KeyError`` (no input strategy for the monoid) up
+    front rather than inside Hypothesis.
+    """
+    info = algorithm(algorithm_id)
+    machine_subject = subject(algorithm_id, implementation)
+    if info.takes_monoid:
+        require_monoid(info, LIBRARY[monoid_id].factory())
+    return info.kind.make_machine(machine_subject, monoid_id, max_window)
+
+
+def examples_for(algorithm_id: str, max_examples: int) -> int:
+    """How many examples ``algorithm_id`` runs of ``max_examples``: a card with ``verify_share`` > 1 (FiBA's
+    other μ and its looped bulk operations: all of FiBA's code is shared) runs that share, at least 3, which keeps
+    ``swagkit verify`` within its time budget."""
+    share = algorithm(algorithm_id).verify_share
+    return max_examples if share == 1 else max(3, max_examples // share)

@@ -1,412 +1,275 @@
-"""Replay files: a shrunk failing run as JSON Lines, and ``swagkit replay FILE`` that re-runs it exactly.
+"""``swagkit replay FILE``: run a replay file (:mod:`.replayfile`) again, exactly, on the implementation the
+command line names.
 
-The first line is a header, then one line per operation the state machine made on the implementation, each
-with the executable model's answer (values encoded by :mod:`swagkit.verify.jsonvalues`)::
-
-    {"op": "hello", "swagkit_replay": 1, "kind": "fifo", "monoid": "string_concat", "impl": "mymod:MyAgg", ...}
-    {"op": "new", "id": 1, "kind": "fifo", "monoid": "string_concat"}
-    {"op": "insert", "id": 1, "value": "a"}
-    {"op": "evict", "id": 1}
-    {"op": "query", "id": 1, "expect": "b"}
-    {"op": "evict", "id": 1, "error": "empty"}
-
-The file is also a session of the line protocol (docs/protocol.md): the header is a ``hello`` carrying the run's
-facts, ``new`` makes instance 1, and every operation names it, so ``CMD < file`` replays it on a program
-without Python (the program ignores ``expect``/``error`` and the header's extra fields).
-
-``"expect"`` is the model's answer (``query``, ``size``, ``query_range``, ``range_query``, ``oldest``,
-``youngest``, the count ``bulk_evict`` returns, handles); ``"error"`` says the model refuses the operation
-(``"empty"``: an empty window; ``"bad_input"``: a dead handle, an absent time, an unordered bulk). Operations and
-their fields:
-
-* fifo / handles: ``insert`` (``value``), ``evict``, ``query``, ``shift`` (``value``; evict, insert and query
-  in one call, ``expect``: the query's answer), ``insert_many`` (``values``), ``evict_many`` (``count``),
-  ``query_range`` (``range``), ``insert_with_handle`` (``value``), ``insert_many_with_handles`` (``values``),
-  ``remove`` (``handle``), ``remove_many`` (``handles``), ``batch`` (``events``: ``["insert", v]``,
-  ``["evict"]``, ``["remove", h]``), ``handles``;
-* ooo: ``insert`` (``time``, ``value``), ``evict``, ``remove`` (``time``), ``bulk_evict`` (``time``),
-  ``bulk_insert`` (``items``: ``[[t, v], ...]``), ``query``, ``range_query`` (``from``, ``to``), ``oldest``,
-  ``youngest``.
-
-The header names the implementation (``"impl": "MODULE:FACTORY"`` or ``"exec": "CMD"``) and may carry
-``checker``, ``budget``, ``tolerance``, ``values`` and ``contract`` (the options of the run; ``contract``: the
-FIFO window's declared :class:`~swagkit.verify.kinds.fifo.Contract`, its non-default fields such as
-``{"capacity": 8}``, so the model evicts the oldest on an insert into a full window and ``query_all``'s
-``expect`` is ``[[range, answer], ...]`` for the registered ranges, longest first). :func:`run` replays a file
-through the kind's checked wrapper -- the same model, length, invariant and budget checks as the machine --
-and compares every answer with the file's.
-
-Failures over a *registered* algorithm (``swagkit verify``, the test suite's machines, the Spark stage; see
-:mod:`swagkit.verify.recording`) name it by registry ids instead: ``"algorithm": "daba_lite",
-"implementation": "optimized"`` (and ``rerun``: the seeded search that found it), so ``swagkit replay FILE`` runs
-that class with its registry entry's checker and budget. A Spark failure adds ``"against": "reference"``: every
-operation also runs on the reference, whose answers, refusals, ⊗ counts and snapshots must agree. Values with no
-JSON encoding (a Bloom filter answer) are written as ``args_pickle``/``expect_pickle`` (base64 pickle, with a
-``_repr`` to read) and the header says ``"python_only": true``: only ``swagkit replay`` runs such a file. Kinds
-without an operation trace (tree, sketch, time_decayed: their machines build several objects from drawn
-parameters) get ``"python_only": "rerun"``: the file lists the shrunk example's calls for reading, and
-``swagkit replay`` re-runs the same seeded search. A Spark mismatch of such a kind (a decay structure's
-differential run) gets ``"python_only": "diff"``: the header's ``diff`` holds the
-:class:`~swagkit.verify.kinds.differential.DiffTask` fields (``algorithm``, ``monoid``, ``seed``, ``steps``,
-``max_window``), ``params_pickle``/``params_repr`` the subjects' parameters, ``step`` where it differed, and the
-lines are the optimized implementation's calls up to the difference, for reading; ``swagkit replay`` re-runs
-that task locally (the kind's differential runner over ``against`` and ``implementation``, no Spark). A failed
-mergeability run (the sketch kind's Spark merge stage) gets ``"python_only": "merge"`` with the
-:class:`~swagkit.verify.kinds.decay.spark.MergeTask` fields in ``merge``; ``swagkit replay`` rebuilds the same
-partitions and reduce order locally and checks the merged digests again.
+:func:`run` replays a file through the kind's debug wrapper -- the same model, invariant and budget checks as the
+run that wrote it, the injected ⊗ faults injected again at the same steps -- and compares every step with the
+file: 1 while it still fails, 0 once it passes. Nothing the file names is imported or run (see
+:mod:`.replayfile`): the implementation is ``--impl``/``--exec`` from the command line, or a registered algorithm
+of swagkit's own registry. :func:`run_steps` is the engine (``swagkit corpus run`` and the check that a
+freshly written replay reproduces its failure use it too); files that re-run a whole seeded search or Spark
+task (``python_only``) go to :func:`rerun`, :func:`swagkit.verify.spark.rediff` or
+:func:`swagkit.verify.kinds.decay.spark.remerge`.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import json
-import os
-import pickle
-import re
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TextIO
+import shlex
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TextIO
 
-from swagkit.spec.errors import EmptyWindowError, SwagkitError
-from swagkit.spec.monoid import Monoid, fold
-from swagkit.spec.nonfifo import OrderedMultisetWindow
-from swagkit.spec.ooo import TimedWindow
+from swagkit.spec.library import LIBRARY
+from swagkit.spec.monoid import Monoid
 
-from .jsonvalues import decode, decode_time, encode
+from . import registry
+from .errors import describe_exception, without_history
+from .faults import with_faults
+from .kinds import Kind
+from .kinds import kind as kind_named
 from .kinds.base import same_output
-from .kinds.fifo.contract import UNRESTRICTED, Contract
+from .kinds.decay.spark import MergeTask, run_merge_locally
+from .kinds.differential import DiffTask
+from .kinds.fifo.contract import Contract
+from .kinds.machines import run_machine_class
+from .lockstep import Against
+from .options import conformance_monoid, tolerant
+from .replayfile import RERUN, ReplayFile, read
+from .trace import Step, Trace, execute
 
-if TYPE_CHECKING:
-    from .impl import MonoidChoice, MonoidResult
-
-__all__ = ["VERSION", "lines_for", "write", "read", "run", "decode_call"]
-
-VERSION = 1
-
-Call = tuple[str, tuple[Any, ...]]
-
-#: (argument field names, time-valued fields) per operation: the JSON shape of each call
-_FIFO_FIELDS: dict[str, tuple[str, ...]] = {
-    "insert": ("value",),
-    "shift": ("value",),
-    "insert_many": ("values",),
-    "evict_many": ("count",),
-    "query_range": ("range",),
-    "insert_with_handle": ("value",),
-    "insert_many_with_handles": ("values",),
-    "remove": ("handle",),
-    "remove_many": ("handles",),
-    "batch": ("events",),
-}
-_OOO_FIELDS: dict[str, tuple[str, ...]] = {
-    "insert": ("time", "value"),
-    "remove": ("time",),
-    "bulk_evict": ("time",),
-    "bulk_insert": ("items",),
-    "range_query": ("from", "to"),
-}
+__all__ = [
+    "ReplayUsageError",
+    "Target",
+    "run",
+    "run_steps",
+    "replay_file",
+    "reproduces",
+    "rerun",
+    "rediff",
+    "remerge",
+]
 
 
-#: the protocol instance a replay file's operations run on
-REPLAY_ID = 1
+class ReplayUsageError(ValueError):
+    """The file cannot run as asked: it needs ``--impl``/``--exec``/``--monoid`` on the command line."""
 
 
-def _ooo(kind: str) -> bool:
-    return kind in ("ooo", "out_of_order")
+@dataclass(frozen=True)
+class Target:
+    """What a replay runs on: ``factory(monoid)``; ``guard`` wraps each new aggregator (code swagkit did not
+    write: its own exceptions and hangs become failures naming the step; a Spark finding: the implementation it
+    was compared with runs in lock-step); ``algorithm``/``facts`` what is known about it; ``monoid`` the monoid's
+    constructor when it is not the one the file names (a user's own, as the run resolved it)."""
+
+    factory: Callable[..., Any]
+    algorithm: str | None = None
+    facts: Any = None
+    guard: Callable[[Any], Any] | None = None
+    monoid: Callable[[], Monoid[Any, Any, Any]] | None = None
 
 
-def _model(kind: str, monoid: Monoid[Any, Any, Any]) -> Any:
-    # the handles model is also the FIFO one (same insert/evict/query), so one model serves traces that mix them
-    return TimedWindow(monoid) if _ooo(kind) else OrderedMultisetWindow(monoid)
-
-
-def _newest(model: Any, monoid: Monoid[Any, Any, Any], r: int) -> Any:
-    vals = model.values()
-    return monoid.lower(fold(monoid, vals[len(vals) - min(r, len(vals)) :]))
-
-
-def _apply(
-    model: Any, monoid: Monoid[Any, Any, Any], name: str, args: tuple[Any, ...], contract: Contract = UNRESTRICTED
-) -> Any:
-    """The model's answer to one call (its exception when it refuses), within ``contract``."""
-    if name in ("insert", "insert_many") and contract.capacity is not None and not isinstance(model, TimedWindow):
-        for v in args[0] if name == "insert_many" else args:
-            if contract.full(len(model)):
-                model.evict()  # a full window of a fixed capacity: the oldest leaves first
-            model.insert(v)
-        return None
-    if name == "shift":  # evict, insert, query in one call; the value is checked first (a refusal changes nothing)
-        monoid.lift(args[0])
-        model.evict()
-        model.insert(args[0])
-        return model.query()
-    if name == "query_all":
-        return [(r, _newest(model, monoid, r)) for r in contract.ranges or ()]
-    if name == "size":  # the protocol's required op: a consumer of the file compares it without Python
-        return len(model)
-    if name == "query_range":
-        vals = model.values()
-        return monoid.lower(fold(monoid, vals[len(vals) - min(args[0], len(vals)) :]))
-    if name == "insert_many_with_handles":
-        return [model.insert_with_handle(v) for v in args[0]]
-    if name == "remove_many":
-        hs = list(args[0])
-        if len(set(hs)) != len(hs) or any(h not in model.handles() for h in hs):
-            model.remove(object())  # raises InvalidHandleError, changing nothing
-        for h in hs:
-            model.remove(h)
-        return None
-    if name == "batch":
-        out: list[Any] = []
-        for ev in args[0]:
-            out.append(model.insert_with_handle(ev[1]) if ev[0] == "insert" else getattr(model, ev[0])(*ev[1:]))
-        return out
-    return getattr(model, name)(*args)
-
-
-def _answers(name: str) -> bool:
-    return name in {
-        "query",
-        "shift",
-        "size",
-        "query_range",
-        "query_all",
-        "range_query",
-        "oldest",
-        "youngest",
-        "bulk_evict",
-        "insert_with_handle",
-        "insert_many_with_handles",
-        "handles",
-        "batch",
-    }
-
-
-def _pickled(key: str, value: Any) -> dict[str, Any]:
-    """``value`` for a Python-only line: ``KEY_pickle`` (what ``swagkit replay`` loads; a replay file is trusted
-    input, like the code it tests) and ``KEY_repr`` (for reading)."""
-    return {f"{key}_pickle": base64.b64encode(pickle.dumps(value)).decode("ascii"), f"{key}_repr": repr(value)[:300]}
-
-
-def _unpickled(line: dict[str, Any], key: str) -> Any:
-    return pickle.loads(base64.b64decode(line[f"{key}_pickle"]))
-
-
-def lines_for(
-    kind: str, monoid: Monoid[Any, Any, Any], calls: list[Call], contract: Contract = UNRESTRICTED
-) -> list[dict[str, Any]]:
-    """The operation lines of ``calls`` (``(name, args)``), with the model's answers within ``contract``."""
-    model = _model(kind, monoid)
-    fields = _OOO_FIELDS if _ooo(kind) else _FIFO_FIELDS
-    lines: list[dict[str, Any]] = []
-    for name, args in calls:
-        line: dict[str, Any] = {"op": name}
-        try:
-            for key, arg in zip(fields.get(name, ()), args):
-                line[key] = encode(list(arg) if key in ("items", "values", "handles", "events") else arg)
-        except TypeError:  # a value with no JSON encoding: this line (and so the file) is Python-only
-            line = {"op": name, **_pickled("args", args)}
-        try:
-            answer = _apply(model, monoid, name, args, contract)
-        except EmptyWindowError:
-            line["error"] = "empty"
-        except Exception:
-            line["error"] = "bad_input"
-        else:
-            if _answers(name):
-                try:
-                    line["expect"] = encode(answer)
-                except TypeError:  # e.g. a Bloom filter: compared in Python (same_output), not by a program
-                    line.update(_pickled("expect", answer))
-        lines.append(line)
-    return lines
-
-
-def write(directory: str, header: dict[str, Any], result: MonoidResult, choice: MonoidChoice, kind: str) -> str:
-    """Write ``result``'s failing trace under ``directory`` (created); the file's path."""
-    return write_trace(directory, {**header, "failure": result.failure}, result.calls, choice.factory(), kind)
-
-
-def write_trace(
-    directory: str, header: dict[str, Any], calls: list[Call], monoid: Monoid[Any, Any, Any], kind: str
-) -> str:
-    """Write the trace ``calls`` over ``monoid`` under ``directory`` (created); the file's path. ``header``:
-    ``kind``, ``monoid``, the implementation (``impl``/``exec``, or the registry's ``algorithm`` and
-    ``implementation``) and ``failure`` (the failure text; its first line is kept)."""
-    failure = next((ln for ln in str(header.get("failure", "")).splitlines() if ln.strip()), "")
-    # The file is a protocol session too (docs/protocol.md): the header is a ``hello`` (programs ignore fields
-    # they do not know), then ``new`` and the operations on instance 1, so ``CMD < file`` replays it without Python.
-    head = {"op": "hello", "swagkit_replay": VERSION, **header, "failure": failure}
-    new = {"op": "new", "id": REPLAY_ID, "kind": "ooo" if _ooo(kind) else "fifo", "monoid": header["monoid"]}
-    ops = [
-        {"op": ln["op"], "id": REPLAY_ID, **{k: v for k, v in ln.items() if k != "op"}}
-        for ln in lines_for(kind, monoid, calls, Contract.of(header.get("contract")))
-    ]
-    if any("args_pickle" in ln or "expect_pickle" in ln for ln in ops):
-        head["python_only"] = True  # values without a JSON encoding: only swagkit replay can run it
-    return _save(directory, head, [new, *ops])
-
-
-def _save(directory: str, head: dict[str, Any], rows: list[dict[str, Any]]) -> str:
-    body = [json.dumps(head)] + [json.dumps(row) for row in rows]
-    text = "\n".join(body) + "\n"
-    who = head.get("impl") or head.get("exec") or f"{head.get('algorithm', 'impl')}_{head.get('implementation', '')}"
-    parts = (head["kind"], who, head["monoid"])
-    name = "-".join(re.sub(r"\W+", "_", str(part)).strip("_")[:40] for part in parts)
-    os.makedirs(directory, exist_ok=True)
-    path = os.path.join(directory, f"{name}-{hashlib.sha1(text.encode()).hexdigest()[:8]}.jsonl")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
-    return path
-
-
-def read(path: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The header and the operation lines of a replay file (:class:`ValueError` when it is not one)."""
-    with open(path, encoding="utf-8") as f:
-        rows = [json.loads(line) for line in f if line.strip()]
-    if not rows or not isinstance(rows[0], dict) or rows[0].get("swagkit_replay") != VERSION:
-        raise ValueError(f"{path} is not a swagkit replay file (no swagkit_replay header)")
-    # the protocol's framing (the ``new`` line, each operation's instance ``id``) is for ``CMD < file``
-    ops = [{k: v for k, v in row.items() if k != "id"} for row in rows[1:] if row.get("op") != "new"]
-    return {k: v for k, v in rows[0].items() if k != "op"}, ops
-
-
-def decode_call(kind: str, monoid_id: str, line: dict[str, Any]) -> Call:
-    """The ``(name, args)`` of one operation line."""
-    name = str(line["op"])
-    if "args_pickle" in line:  # a Python-only line (values without a JSON encoding)
-        return name, tuple(_unpickled(line, "args"))
-    fields = (_OOO_FIELDS if _ooo(kind) else _FIFO_FIELDS).get(name, ())
-    args: list[Any] = []
-    for key in fields:
-        raw = line[key]
-        if key in ("time", "from", "to"):
-            args.append(decode_time(raw))
-        elif key == "items":
-            args.append([(decode_time(t), decode(v, monoid_id)) for t, v in raw])
-        elif key == "values":
-            args.append([decode(v, monoid_id) for v in raw])
-        elif key == "events":
-            args.append([(ev[0], decode(ev[1], monoid_id)) if ev[0] == "insert" else tuple(ev) for ev in raw])
-        elif key == "handles":
-            args.append(list(raw))
-        elif key == "value":
-            args.append(decode(raw, monoid_id))
-        else:
-            args.append(raw)
-    return name, tuple(args)
-
-
-def run(
-    path: str,
-    factory: Callable[..., Any] | None = None,
+def run_steps(
+    target: Target,
+    kind: Kind,
+    monoid: Monoid[Any, Any, Any],
+    steps: Sequence[Step],
     *,
-    impl: str | None = None,
-    exec_cmd: str | None = None,
-    out: TextIO | None = None,
-) -> int:
-    """Re-run a replay file against ``factory`` (else ``impl``/``exec_cmd``, else the header's): 0 when every
-    operation agrees with the model and the file, 1 at the first divergence (printed to ``out``)."""
-    from . import impl as impl_mod
-
-    header, ops = read(path)
-    say: Callable[[str], None] = (lambda s: print(s, file=out)) if out is not None else (lambda s: None)
-    # a file naming a registered algorithm (swagkit verify, the test suite, the Spark stage) runs on it unless
-    # an implementation is given
-    registered = "algorithm" in header and factory is None and impl is None and exec_cmd is None
-    if registered and header.get("python_only") == "rerun":
-        from .recording import rerun
-
-        return rerun(header, say)
-    if header.get("python_only") in ("diff", "merge"):  # a whole differential or merge run, on registry classes
-        if not registered:
-            raise ValueError("this replay file re-runs the registered implementations it names: no --impl/--exec")
-        return _rerun_task(str(header["python_only"]))(header, say)
-    kind = str(header["kind"])
-    choice = impl_mod.resolve_monoid(str(header["monoid"]), header.get("values"), header.get("tolerance"))
-    factory = factory or _factory(header, impl, exec_cmd, kind)
-    k, _ = impl_mod.resolve_kind(kind)
-    monoid = choice.factory()
-    facts: Any = impl_mod.UserFacts("replay", header.get("checker"), header.get("budget"))
-    against: Any = None
-    if registered:
-        from . import registry
-        from .recording import Against
-
-        facts = registry.algorithm(str(header["algorithm"]))
-        against = Against.of(header, monoid)
-    contract = Contract.of(header.get("contract"))
-    within = {"contract": contract} if contract.restricted else {}  # the run's contract (FIFO windows only)
+    contract: Contract | None = None,
+) -> tuple[Trace, tuple[int, str] | None]:
+    """Run ``steps`` on a new aggregator of ``target`` in ``kind``'s debug wrapper (faults injected again where
+    a step says); the trace of this run and ``None``, or ``(number, what went wrong)`` at the first step that
+    fails or disagrees with the steps (number 0: building the aggregator failed)."""
+    plain = monoid
+    faults = None
+    if any(s.fault is not None for s in steps):
+        monoid, faults = with_faults(plain)
+    trace = Trace(kind.traced(), faults)
     try:
-        obj = impl_mod.Guarded(factory(monoid))
-        swag = k.checked(obj, monoid=monoid, algorithm=facts.id, facts=facts, **within)
+        obj = target.factory(monoid)
+        if target.guard is not None:
+            obj = target.guard(obj)
+        within = {"contract": contract} if contract is not None and contract.restricted else {}
+        checked = kind.checked(obj, monoid=plain, algorithm=target.algorithm, facts=target.facts, **within)
     except AssertionError as exc:
-        say(f"replay: FAIL before the first operation: {exc}")
-        return 1
-    for number, line in enumerate(ops, 1):
-        name, args = decode_call(kind, choice.id, line)
-        label = f"#{number} {name}({', '.join(map(repr, args))})"
-        try:
-            got = len(swag) if name == "size" else getattr(swag, name)(*args)
-        except AssertionError as exc:
-            say(f"replay: FAIL at {label}:\n{exc}")
-            return 1
-        except SwagkitError as exc:
-            if "error" not in line:
-                say(f"replay: FAIL at {label}: raised {exc!r}, the model answers {line.get('expect')!r}")
-                return 1
-            got = exc
-        else:
-            if "error" in line:
-                say(f"replay: FAIL at {label}: returned {got!r}, the model refuses it ({line['error']})")
-                return 1
-            if name == "query_all" and isinstance(got, dict):  # the file's [[range, answer], ...], longest first
-                got = tuple((r, got[r]) for r in sorted(got, reverse=True))
-            if "expect" in line and not _agrees(monoid, choice.id, got, line["expect"]):
-                say(f"replay: FAIL at {label}: returned {got!r}, the file expects {line['expect']!r}")
-                return 1
-            if "expect_pickle" in line and not same_output(monoid, got, _unpickled(line, "expect")):
-                say(f"replay: FAIL at {label}: returned {got!r}, the file expects {line['expect_repr']}")
-                return 1
-        problem = against.step(name, args, got, obj) if against is not None else ""
-        if problem:
-            say(f"replay: FAIL at {label}: {problem}")
-            return 1
-    say(f"replay: PASS, {len(ops)} operations agree with the model ({path})")
-    return 0
+        return trace, (0, f"{type(exc).__name__}: {exc}")
+    failure = execute(trace.wrap(checked), steps, lambda got, want: same_output(plain, got, want))
+    return trace, failure
 
 
-def _rerun_task(how: str) -> Callable[[dict[str, Any], Callable[[str], None]], int]:
-    """What re-runs a ``python_only`` ``diff`` or ``merge`` file."""
-    if how == "merge":
-        from .kinds.decay.spark import remerge
+def replay_file(path: str, target: Target | None = None) -> tuple[ReplayFile, Trace, tuple[int, str] | None]:
+    """Run the file at ``path`` on ``target`` (default: the registered algorithm it names); the file, the trace
+    of the run and its first failure (see :func:`run_steps`)."""
+    file = read(path)
+    header = file.header
+    target = target if target is not None else _registered_target(header)
+    m = target.monoid() if target.monoid is not None else _monoid(header)
+    contract = Contract.of(header.get("contract")) if header.get("contract") is not None else None
+    trace, failure = run_steps(target, kind_named(file.kind_name), m, file.steps, contract=contract)
+    return file, trace, failure
 
-        return remerge
-    from .spark import rediff
 
-    return rediff
+def reproduces(path: str, machine: Any) -> bool:
+    """Whether the replay file just written at ``path`` fails again on what ``machine`` verified (its
+    ``replay_target``, else the registered algorithm the file names). A file that re-runs a seeded search
+    reproduces by construction (the same search)."""
+    if read(path).header.get("python_only") in RERUN:
+        return True
+    return replay_file(path, getattr(machine, "replay_target", None))[2] is not None
 
 
-def _agrees(monoid: Monoid[Any, Any, Any], monoid_id: str, got: Any, expect: Any) -> bool:
+def run(path: str, target: Target | Callable[..., Any] | None = None, *, out: TextIO | None = None) -> int:
+    """Replay the file at ``path`` on ``target`` (the command line's ``--impl``/``--exec``, or a factory called
+    with the monoid; ``None``: the registered algorithm the file names): 0 when every step passes and agrees with
+    the file, 1 at the first that does not (printed to ``out``). Raises :class:`~.replayfile.ReplayFileError` for
+    a malformed file and :class:`ReplayUsageError` for a file that needs what the command line did not give."""
+    if target is not None and not isinstance(target, Target):
+        target = Target(target)
+    say: Callable[[str], None] = (lambda s: print(s, file=out)) if out is not None else (lambda s: None)
+    file = read(path)
+    header = file.header
+    how = header.get("python_only")
+    if how in RERUN:
+        if target is not None or "algorithm" not in header:
+            raise ReplayUsageError(f"{path} re-runs the registered implementations it names: no --impl/--exec")
+        return _rerun(str(how))(header, say)
+    if target is None:
+        for flag, key in (("--impl", "impl"), ("--exec", "exec")):
+            if header.get(key):
+                named = shlex.quote(str(header[key]))
+                raise ReplayUsageError(
+                    f"the file was written for {flag} {header[key]}: run swagkit replay {shlex.quote(path)} {flag} "
+                    f"{named} (swagkit never imports or runs what a replay file names)"
+                )
+    file, trace, failure = replay_file(path, target)
+    recorded = header.get("failed_at")
+    if failure is None:
+        note = f"; the failure recorded at #{recorded} does not happen" if recorded else ""
+        say(f"replay: PASS, {len(file.steps)} steps agree with the model{note} ({path})")
+        return 0
+    number, what = failure
+    where = f"#{number} {file.steps[number - 1].call()}" if 0 < number <= len(file.steps) else "the start"
+    same = " (as recorded)" if recorded == number else f" (recorded at #{recorded})" if recorded else ""
+    say(f"replay: FAIL at {where}{same}:\n{without_history(what)}")
+    if len(trace) > 1:
+        say("trace:\n" + _indent(trace.describe()))
+    return 1
+
+
+def _indent(text: str) -> str:
+    return "\n".join("  " + line for line in text.splitlines())
+
+
+def _monoid(header: Mapping[str, Any]) -> Monoid[Any, Any, Any]:
+    """The monoid a file names, when swagkit knows it without importing anything (a library id or a protocol
+    conformance monoid)."""
+    name = str(header["monoid"])
+    if name in LIBRARY:
+        m = LIBRARY[name].factory()
+    else:
+        conformance = conformance_monoid(name)
+        if conformance is None:
+            raise ReplayUsageError(
+                f"the file's monoid {name!r} is not one of swagkit's: name it with --monoid {name} (swagkit never "
+                "imports what a replay file names)"
+            )
+        m = conformance.monoid()
+    tolerance = header.get("tolerance")
+    if isinstance(tolerance, (int, float)) and not isinstance(tolerance, bool):
+        m = tolerant(m, float(tolerance))
+    return m
+
+
+def _registered_target(header: Mapping[str, Any]) -> Target:
+    """The registered algorithm a file names (its registry entry's checks), with the implementation a Spark
+    finding was compared with in lock-step."""
+    if "algorithm" not in header:
+        raise ReplayUsageError("the file names no implementation: pass --impl MODULE:FACTORY or --exec CMD")
+    algorithm = str(header["algorithm"])
     try:
-        if encode(got) == expect:
-            return True
-    except TypeError:
-        pass  # not JSON-encodable as is: compare decoded values below
-    return same_output(monoid, got, decode(expect, monoid_id))
+        subject = registry.subject(algorithm, str(header.get("implementation", "reference")))
+        info = registry.algorithm(algorithm)
+    except registry.RegistryError as exc:
+        raise ReplayUsageError(f"the file's algorithm is not available here: {exc}") from exc
+    against = Against.of(dict(header), _monoid(header)) if header.get("against") else None
+    return Target(subject.new, algorithm=algorithm, facts=info, guard=against.wrap if against is not None else None)
 
 
-def _factory(header: dict[str, Any], impl: str | None, exec_cmd: str | None, kind: str) -> Callable[..., Any]:
-    from . import impl as impl_mod
+def _rerun(how: str) -> Callable[[dict[str, Any], Callable[[str], None]], int]:
+    """What re-runs a ``python_only`` ``rerun``, ``diff`` or ``merge`` file."""
+    return {"merge": remerge, "diff": rediff}.get(how, rerun)
 
-    if impl is None and exec_cmd is None:
-        impl, exec_cmd = header.get("impl"), header.get("exec")
-    if impl is not None:
-        return impl_mod.load(impl)  # type: ignore[no-any-return]
-    if exec_cmd is not None:
-        return impl_mod.exec_factory(exec_cmd, kind)
-    if "algorithm" in header:  # a registered algorithm: its class in the named implementation, as registered
-        from . import registry
 
-        return registry.subject(str(header["algorithm"]), str(header.get("implementation", "reference"))).new
-    raise ValueError("the replay file names no implementation: pass --impl MODULE:FACTORY or --exec CMD")
+def _registered_pair(algorithm: str, header: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The subjects ``against`` and ``implementation`` of a Spark file, from the registry."""
+    try:
+        return registry.subject(algorithm, str(header["against"])), registry.subject(
+            algorithm, str(header["implementation"])
+        )
+    except (registry.RegistryError, KeyError) as exc:  # not a failure of the implementation: a usage error
+        raise ReplayUsageError(f"the replay file's algorithm is not available here: {exc}") from exc
+
+
+def _task(cls: Callable[..., Any], header: Mapping[str, Any], key: str) -> Any:
+    """The Spark task a ``python_only`` file names (``diff``/``merge``), as ``cls``."""
+    try:
+        return cls(**header[key])
+    except (TypeError, KeyError) as exc:
+        raise ReplayUsageError(f"the replay file's {key} task is malformed: {exc}") from None
+
+
+def _verdict(again: Any, what: str, passed: str, say: Callable[[str], None]) -> int:
+    """0 and a PASS line when the re-run ``again`` is ``ok``, else 1 and a FAIL line with its ``detail``."""
+    if again.ok:
+        say(f"replay: PASS, {what}: {passed}")
+        return 0
+    where = f" at step {again.step}" if getattr(again, "step", None) is not None else ""
+    say(f"replay: FAIL, {what}{where}: {again.detail}")
+    return 1
+
+
+def rediff(header: dict[str, Any], say: Callable[[str], None]) -> int:
+    """``swagkit replay`` of a ``python_only: "diff"`` file (a Spark differential run): the task of
+    ``header["diff"]`` again, locally, under its kind's runner over the registered ``against`` (reference) and
+    ``implementation`` classes: 1 while it still differs, 0 once they agree."""
+    task = _task(DiffTask, header, "diff")
+    reference, optimized = _registered_pair(task.algorithm, header)
+    runner = registry.algorithm(task.algorithm).kind.diff_runner
+    if runner is None:
+        raise ReplayUsageError(f"{task.algorithm}'s kind has no differential run")
+    again = runner(task, reference, optimized)  # never raises: a crash is a failed result
+    agree = f"{header['implementation']} agrees with {header['against']}"
+    return _verdict(again, f"the differential run ({task.steps} steps, seed {task.seed})", agree, say)
+
+
+def remerge(header: dict[str, Any], say: Callable[[str], None]) -> int:
+    """``swagkit replay`` of a ``python_only: "merge"`` file (the sketch kind's Spark merge run): the merge run
+    again, locally (:func:`~swagkit.verify.kinds.decay.spark.run_merge_locally`) over the registered
+    ``against`` and ``implementation`` classes: 1 while it still fails, 0 once it passes."""
+    task = _task(MergeTask, header, "merge")
+    reference, optimized = _registered_pair(task.algorithm, header)
+    again = run_merge_locally(task, (reference.factory, optimized.factory))
+    what = f"the merge run ({task.items:,} items on {task.partitions} partitions, seed {task.seed})"
+    return _verdict(again, what, "the merged digests pass", say)
+
+
+def rerun(header: dict[str, Any], say: Callable[[str], None]) -> int:
+    """``swagkit replay`` of a ``python_only: "rerun"`` file over a registered algorithm: the same machine,
+    settings and seed (Hypothesis finds and shrinks the same example): 1 while it still fails, 0 once it
+    passes."""
+    run = header.get("rerun")
+    if not isinstance(run, dict) or not all(isinstance(run.get(k), int) for k in ("examples", "steps", "max_window")):
+        raise ReplayUsageError("the file's rerun settings are malformed (examples, steps, max_window)")
+    if run.get("seed") is None:
+        say("replay: note: the run had no seed (the Hypothesis profile chose): this search may differ")
+    try:
+        machine = registry.make_machine(
+            str(header["algorithm"]), str(header["monoid"]), str(header["implementation"]), max_window=run["max_window"]
+        )
+    except (registry.RegistryError, KeyError) as exc:
+        raise ReplayUsageError(f"the file's algorithm is not available here: {exc}") from exc
+    try:
+        run_machine_class(machine, run["examples"], run["steps"], run.get("seed"))
+    except Exception as exc:
+        say(f"replay: FAIL (the seeded search again):\n{describe_exception(exc)}")
+        return 1
+    say(f"replay: PASS, the seeded search ({run['examples']} examples × {run['steps']} steps) finds no failure")
+    return 0

@@ -1,28 +1,50 @@
-"""Run verification tasks (one state machine combination, or one monoid's laws) and describe the outcome.
+"""One runner, one result type, one classifier: every verification run of ``swagkit verify`` ends as an
+:class:`Outcome`.
 
-Kept apart from the CLI so tasks can run in worker processes and tests can call them directly. Every task
-derives its Hypothesis seed from the run's ``--seed`` and its own name, so the reproduce command printed for a
-failure replays exactly that task's search. Hypothesis' own report (the shrunk failing program:
-``state = …Machine(); state.insert(value='a'); …``) is captured and returned as text.
+* :func:`search` runs a state machine (a registered algorithm's or a user's aggregator's) and turns a failure
+  into a :class:`Finding`: the counterexample's trace (:mod:`swagkit.verify.trace`), the failure, the replay file
+  that reproduces it and the rule family it belongs to. Contract families never stop the correctness rules: a
+  misuse or ⊗-fault finding is reported, that family is switched off, and the search goes on for correctness
+  bugs, so one unusual choice of the implementation (its own exception on an empty window) cannot hide a wrong
+  answer.
+* :func:`run_task` runs one :class:`Task` of the registry (a machine run, or one library monoid's laws) -- kept
+  apart from the CLI so tasks can run in worker processes and tests can call them directly. Every task derives
+  its Hypothesis seed from the run's ``--seed`` and its own name, so the reproduce command printed for a failure
+  re-runs exactly that task's search.
+
+The classifier is :func:`swagkit.verify.errors.is_failure`: a failed check (an :class:`AssertionError`) is a FAIL
+of the code under test, anything else an ERROR of swagkit itself.
 """
 
 from __future__ import annotations
 
-import re
 import shlex
 import time
-import traceback
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from hypothesis.reporting import with_reporter
 
-from .laws import check_monoid
-from .machine import DEFAULT_MAX_WINDOW, run_machine
-from .registry import Combo
+from swagkit.spec.errors import BudgetExceeded
 
-__all__ = ["Task", "Result", "task_seed", "run_task", "reproduce_command", "describe_exception"]
+from .errors import describe_exception, first_line, is_failure
+from .kinds.machines import DEFAULT_MAX_WINDOW, KindMachine
+from .laws import check_monoid
+from .machine import run_machine_class
+from .registry import Combo, examples_for, make_machine
+from .trace import SKIP_FLAGS, Step, describe
+
+__all__ = [
+    "Task",
+    "Finding",
+    "Outcome",
+    "task_seed",
+    "search",
+    "run_task",
+    "reproduce_command",
+]
 
 
 @dataclass(frozen=True)
@@ -42,25 +64,131 @@ class Task:
         return self.combo.label if self.combo is not None else f"laws × {self.monoid}"
 
 
-@dataclass
-class Result:
-    """Outcome of a :class:`Task`: ``status`` is ``ok``, ``FAIL`` or ``ERROR`` (the harness itself broke)."""
+@dataclass(frozen=True)
+class Finding:
+    """One failure: its rule ``family`` (``correctness``, ``misuse``, ``faults``, ``budget``; ``laws`` for a
+    monoid's), the ``failure`` text, the counterexample's ``trace`` (its steps, numbered from 1), its ``replay``
+    file and whether that file ``reproduces`` it (``None``: not checked), and for an ``--exec`` program the
+    protocol lines of the failing instance (``protocol``)."""
 
-    task: Task
+    family: str
+    failure: str
+    trace: tuple[Step, ...] = ()
+    replay: str = ""
+    reproduces: bool | None = None
+    protocol: str = ""
+
+    @property
+    def headline(self) -> str:
+        """The failure's line that says what went wrong."""
+        return first_line(self.failure)
+
+    @property
+    def skip_flag(self) -> str:
+        """The flag that skips this finding's family (``""``: correctness is never skipped)."""
+        return SKIP_FLAGS.get(self.family, "")
+
+    def describe(self, limit: int = 60) -> str:
+        """The trace, one numbered line per step."""
+        return describe(self.trace, limit)
+
+
+@dataclass
+class Outcome:
+    """How one run ended: ``status`` ``PASS``, ``FAIL`` (``findings`` say what) or ``ERROR`` (swagkit itself
+    broke: ``error``); ``examples``/``steps`` run, ``seconds``, a ``reproduce`` command and ``details``."""
+
+    name: str
     status: str
     seconds: float
     examples: int = 0
     steps: int = 0
+    findings: list[Finding] = field(default_factory=list)
+    error: str = ""
     note: str = ""
-    counterexample: str = ""
     reproduce: str = ""
     details: dict[str, Any] = field(default_factory=dict)
-    #: the replay file of a failed machine run (``swagkit replay FILE`` re-runs it; "": none)
-    replay: str = ""
+    task: Task | None = None
 
     @property
     def failed(self) -> bool:
-        return self.status != "ok"
+        return self.status != "PASS"
+
+    @property
+    def headline(self) -> str:
+        """One line on what failed ("" when it passed)."""
+        if self.status == "ERROR":
+            return first_line(self.error)
+        if not self.findings:
+            return ""
+        first = self.findings[0]
+        more = f" (+{len(self.findings) - 1} more)" if len(self.findings) > 1 else ""
+        return f"{first.family}: {first.headline}{more}"
+
+
+def family_of(exc: BaseException, machine: type[KindMachine]) -> str:
+    """The rule family of a machine's failure: a broken ⊗ budget, else what the trace says (the failing step's
+    family, or the contract rule whose check failed)."""
+    if _has(exc, BudgetExceeded):
+        return "budget"
+    trace = machine.last_trace
+    return trace.family_of_failure if trace is not None else "correctness"
+
+
+def _has(exc: BaseException, kind: type[BaseException]) -> bool:
+    if isinstance(exc, BaseExceptionGroup):
+        return any(_has(e, kind) for e in exc.exceptions)
+    return isinstance(exc, kind)
+
+
+def finding_of(exc: BaseException, machine: type[KindMachine], protocol: Callable[[], str] | None = None) -> Finding:
+    """The :class:`Finding` of a machine's failure ``exc`` (its replay file named on it by the run)."""
+    trace = machine.last_trace
+    failure = describe_exception(exc, notes=False)
+    return Finding(
+        family_of(exc, machine),
+        failure,
+        tuple(trace) if trace is not None else (),
+        str(getattr(exc, "swagkit_replay", "")),
+        getattr(exc, "swagkit_reproduces", None),
+        protocol() if protocol is not None else "",
+    )
+
+
+def search(
+    machine: type[KindMachine],
+    name: str,
+    *,
+    examples: int,
+    steps: int,
+    seed: int | None,
+    protocol: Callable[[], str] | None = None,
+) -> Outcome:
+    """Run ``machine``'s search; never raises for a failure of the code under test. A finding of a contract
+    family (misuse, faults) switches that family off and the search goes on, so correctness is always searched
+    (see the module docstring). ``protocol()``: the protocol lines of an ``--exec`` program's failing instance."""
+    start = time.perf_counter()
+    findings: list[Finding] = []
+    while True:
+        try:
+            with with_reporter(lambda value: None):  # Hypothesis' program print: the trace says it, numbered
+                run_machine_class(machine, examples, steps, seed)
+        except Exception as exc:
+            if not is_failure(exc):
+                error = describe_exception(exc)
+                return Outcome(name, "ERROR", time.perf_counter() - start, findings=findings, error=error)
+            finding = finding_of(exc, machine, protocol)
+            findings.append(finding)
+            if finding.family == "misuse" and machine.misuse_rules:
+                machine.misuse_rules = False
+                continue
+            if finding.family == "faults" and machine.inject_faults:
+                machine.inject_faults = False
+                continue
+        break
+    stats = machine.stats
+    status = "FAIL" if findings else "PASS"
+    return Outcome(name, status, time.perf_counter() - start, stats.examples, stats.steps, findings)
 
 
 def task_seed(seed: int, name: str) -> int:
@@ -81,78 +209,35 @@ def reproduce_command(task: Task) -> str:
     return " ".join(shlex.quote(a) for a in args)
 
 
-def describe_exception(exc: BaseException) -> str:
-    """The exception text (with notes), flattening exception groups (Hypothesis reports distinct bugs so)."""
-    if isinstance(exc, BaseExceptionGroup):
-        parts = [f"{len(exc.exceptions)} distinct failures:"]
-        parts += [describe_exception(e) for e in exc.exceptions]
-        return "\n".join(parts)
-    return "".join(traceback.format_exception_only(exc)).rstrip()
-
-
-def run_task(task: Task) -> Result:
-    """Run ``task``; never raises for a verification failure (it is reported in the :class:`Result`)."""
-    report: list[str] = []
-    start = time.perf_counter()
+def run_task(task: Task) -> Outcome:
+    """Run ``task``; never raises for a verification failure (it is reported in the :class:`Outcome`)."""
     seed = task_seed(task.seed, task.name)
-    try:
-        with with_reporter(lambda value: report.append(str(value))):
-            if task.combo is not None:
-                c = task.combo
-                stats = run_machine(
-                    c.algorithm,
-                    c.monoid,
-                    c.implementation,
-                    max_examples=task.examples,
-                    steps=task.steps,
-                    seed=seed,
-                    max_window=task.max_window,
-                )
-                examples, steps = stats.examples, stats.steps
-                details: dict[str, Any] = {"operations": stats.operations, "max_window": stats.max_window}
-            else:
-                law_stats = check_monoid(task.monoid, max_examples=task.examples, seed=seed)
-                examples, steps = law_stats.examples, 0
-                details = {"generated": law_stats.generated}
-                if not law_stats.generated:
-                    details["note"] = "no input strategy: library examples only"
-    except Exception as exc:  # a verdict: FAIL for a failed check, ERROR for any other exception
-        elapsed = time.perf_counter() - start
-        status = "FAIL" if isinstance(exc, AssertionError) or _is_check_failure(exc) else "ERROR"
-        program = "\n".join(report).strip()
-        text = (program + "\n\n" if program else "") + describe_exception(exc)
-        return Result(
-            task,
-            status,
-            elapsed,
-            note=_first_line(describe_exception(exc)),
-            counterexample=text,
-            reproduce=reproduce_command(task),
-            replay=str(getattr(exc, "swagkit_replay", "")),
+    if task.combo is not None:
+        c = task.combo
+        start = time.perf_counter()
+        try:
+            machine = make_machine(c.algorithm, c.monoid, c.implementation, max_window=task.max_window)
+        except Exception as exc:  # the registry or the monoid cannot make this machine: swagkit's error
+            return Outcome(task.name, "ERROR", time.perf_counter() - start, error=describe_exception(exc), task=task)
+        outcome = search(
+            machine, task.name, examples=examples_for(c.algorithm, task.examples), steps=task.steps, seed=seed
         )
-    return Result(
-        task,
-        "ok",
-        time.perf_counter() - start,
-        examples=examples,
-        steps=steps,
-        note=str(details.pop("note", "")),
-        details=details,
-    )
-
-
-def _is_check_failure(exc: BaseException) -> bool:
-    if isinstance(exc, BaseExceptionGroup):
-        return all(_is_check_failure(e) for e in exc.exceptions)
-    return isinstance(exc, AssertionError)
-
-
-def _first_line(text: str, width: int = 100) -> str:
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    line = lines[0] if lines else ""
-    for candidate in lines:  # prefer the error line over Hypothesis' "N distinct failures"
-        if "Error" in candidate or "Violation" in candidate or "Exceeded" in candidate or "Mismatch" in candidate:
-            line = candidate
-            break
-    line = re.sub(r"^[\w.]+\.(\w+): ", r"\1: ", line)  # swagkit.verify.errors.X: -> X:
-    return line if len(line) <= width else line[: width - 1] + "…"
+        outcome.details = {"operations": machine.stats.operations, "max_window": machine.stats.max_window}
+    else:
+        start = time.perf_counter()
+        try:
+            law_stats = check_monoid(task.monoid, max_examples=task.examples, seed=seed)
+        except Exception as exc:
+            status = "FAIL" if is_failure(exc) else "ERROR"
+            text = describe_exception(exc)
+            findings = [Finding("laws", text)] if status == "FAIL" else []
+            outcome = Outcome(task.name, status, time.perf_counter() - start, findings=findings)
+            outcome.error = text if status == "ERROR" else ""
+        else:
+            outcome = Outcome(task.name, "PASS", time.perf_counter() - start, law_stats.examples)
+            if not law_stats.generated:
+                outcome.note = "no input strategy: library examples only"
+    outcome.task = task
+    if outcome.failed:
+        outcome.reproduce = reproduce_command(task)
+    return outcome

@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import UnsupportedMonoidError
 from ..monoid import Monoid
 
 __all__ = [
@@ -87,6 +88,22 @@ class MonoidRequirements:
         if not self.requires:
             return "-"
         return (" or " if self.requires_any else " and ").join(self.requires)
+
+    def requirement_phrase(self) -> str:
+        """``"an invertible monoid"``, ``"a selective or invertible monoid"``…, for messages."""
+        words = self.requirement_text()
+        return ("an " if words[:1] in "aeiou" else "a ") + words + " monoid"
+
+    def require_supported(self, monoid: Monoid[Any, Any, Any]) -> Monoid[Any, Any, Any]:
+        """``monoid``, if this algorithm may run over it; else
+        :class:`~swagkit.spec.errors.UnsupportedMonoidError` naming the properties it does not declare (what every
+        factory checks before it builds an aggregator)."""
+        missing = self.missing_properties(monoid)
+        if missing:
+            raise UnsupportedMonoidError(
+                f"{self.id} needs {self.requirement_phrase()}; {monoid.name} does not declare {', '.join(missing)}"
+            )
+        return monoid
 
 
 @dataclass(frozen=True)

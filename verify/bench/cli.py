@@ -2,7 +2,7 @@
 
 Writes ``DIR/<experiment>.csv`` (columns :data:`~.report.COLUMNS`), ``DIR/<figure>.png`` when matplotlib is
 installed, ``DIR/report.md`` (claims, ratio tables, figures) and ``DIR/summary.json`` (what ``--readme``
-renders into README.md's performance block: :mod:`.readme`); progress goes to stderr, the ratio tables and
+renders into docs/performance.md's block: :mod:`.readme`); progress goes to stderr, the ratio tables and
 claims to stdout. Exit status 0 after a run (a missed paper claim is a finding of the report, not an error), 2 on
 a usage error such as an unknown experiment.
 """
@@ -60,7 +60,8 @@ def add_subparser(sub: Any) -> None:
         nargs="?",
         const=readme.RESULTS,
         metavar="RESULTS",
-        help=f"run nothing: rewrite README.md's performance block from a run's directory (default {readme.RESULTS})",
+        help=f"run nothing: rewrite the results block of {readme.PAGE} from a run's directory (default "
+        f"{readme.RESULTS}); run it in the repository's root",
     )
 
 
@@ -71,7 +72,7 @@ def experiment(experiment_id: str) -> ModuleType:
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``swagkit bench``'s body."""
     if args.readme:
-        return write_readme(args.readme, "README.md", out, err)
+        return write_readme(args.readme, readme.PAGE, out, err)
     only = list(dict.fromkeys(args.only or EXPERIMENTS))
     unknown = [e for e in only if e not in EXPERIMENTS]
     if unknown:
@@ -81,9 +82,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def write_readme(results: str, path: str, out: TextIO, err: TextIO) -> int:
-    """``--readme``: README's block between the bench markers from ``results/summary.json``."""
+    """``--readme``: the performance page's block between the bench markers from ``results/summary.json``."""
     try:
-        changed = readme.update_readme(path, results)
+        changed = readme.update_page(path, results)
     except (OSError, ValueError) as e:
         print(f"swagkit bench --readme: {e}", file=err)
         return 2

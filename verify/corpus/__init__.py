@@ -9,7 +9,9 @@ model's answers (``"expect"``) and refusals (``"error"``). A Java or Rust CI fee
 are used; a consumer skips a file whose ``ops`` it does not offer.
 
 The answers come from the executable models (:mod:`swagkit.spec.adt`, :mod:`swagkit.spec.nonfifo`,
-:mod:`swagkit.spec.ooo`) through :func:`swagkit.verify.replay.lines_for`. The cases aim at the shapes where SWAGs
+:mod:`swagkit.spec.ooo`): each case runs through its kind's debug wrapper (over a reference implementation that
+offers every operation of the case), whose trace keeps the model's answer of every step
+(:mod:`swagkit.verify.trace`). The cases aim at the shapes where SWAGs
 break (000 §4-5 DABA/DABA Lite flips and shifts at the sublist boundaries; 002 §2.2 removal by handle; 003 §3-5
 FiBA's bulk evict along the boundary path, bulk inserts whose keys sit in internal nodes or repeat inside one
 bulk, trees several levels deep; the notes' errata): empty windows, single elements, fill-and-drain, see-saws
@@ -20,7 +22,7 @@ association, except in the ``extremes`` case.
 
 ``swagkit corpus run DIR --exec CMD | --impl MODULE:FACTORY`` replays every file through
 :func:`swagkit.verify.replay.run` (the kind's checked wrapper, the model and the file's answers), skipping files
-whose ops the implementation does not offer (``hello``'s capabilities, :func:`swagkit.verify.impl.detect`).
+whose ops the implementation does not offer (``hello``'s capabilities, :func:`swagkit.verify.options.detect`).
 
 The package: :mod:`.cases` (the inputs and the case builders), :mod:`.run` (``corpus run``), and here the
 export (:class:`Trace`, :func:`traces`, :func:`export`) and the ``swagkit corpus`` subcommands.
@@ -36,8 +38,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from .. import replay
+from .. import replayfile
+from ..kinds import kind as kind_named
+from ..kinds.base import NoFacts
 from ..process import CONFORMANCE
+from ..replay import Target, run_steps
+from ..trace import Step
 from .cases import CASES, Case, _Trace
 from .run import INDEX, Outcome, corpus_files, run_files
 
@@ -61,9 +67,9 @@ VERSION = 1
 #: the kinds a corpus covers (``handles``: FIFO plus removal by handle, 002 §2.2; Python ``--impl`` only)
 KINDS = ("fifo", "handles", "ooo")
 
-#: the protocol's refusal codes for what the model refuses as bad input (replay files say ``bad_input`` for
-#: every such refusal; the corpus values are always valid, so an ooo refusal has exactly one cause)
-_OOO_REFUSALS = {"remove": "missing", "bulk_insert": "unordered"}
+#: the reference implementation each corpus kind's answers are recorded on (it offers every operation the kind's
+#: cases make; the debug wrapper checks each answer against the model and the trace keeps the model's)
+_RECORDED_ON = {"fifo": "FlatFIT", "handles": "ReactiveAggregator", "ooo": "FiBA"}
 
 
 @dataclass(frozen=True)
@@ -83,7 +89,7 @@ class Trace:
     def text(self) -> str:
         header = {
             "op": "hello",
-            "swagkit_replay": replay.VERSION,
+            "swagkit_replay": replayfile.VERSION,
             "swagkit_corpus": VERSION,
             "kind": self.kind,
             "monoid": self.monoid,
@@ -93,8 +99,8 @@ class Trace:
             "operations": len(self.lines),
         }
         protocol_kind = "ooo" if self.kind == "ooo" else "fifo"
-        new = {"op": "new", "id": replay.REPLAY_ID, "kind": protocol_kind, "monoid": self.monoid}
-        body = [header, new] + [{"op": ln["op"], "id": replay.REPLAY_ID, **_rest(ln)} for ln in self.lines]
+        new = {"op": "new", "id": replayfile.REPLAY_ID, "kind": protocol_kind, "monoid": self.monoid}
+        body = [header, new] + [{"op": ln["op"], "id": replayfile.REPLAY_ID, **_rest(ln)} for ln in self.lines]
         return "".join(json.dumps(row, separators=(",", ":")) + "\n" for row in body)
 
 
@@ -119,13 +125,22 @@ def traces(kinds: Sequence[str] | None = None, monoids: Sequence[str] | None = N
         for m in monoids:
             t = _Trace(m)
             case.build(t)
-            lines = replay.lines_for(case.kind, CONFORMANCE[m].monoid(), t.calls)
-            if case.kind == "ooo":
-                for ln in lines:
-                    if ln.get("error") == "bad_input" and ln["op"] in _OOO_REFUSALS:
-                        ln["error"] = _OOO_REFUSALS[ln["op"]]
+            lines = _recorded(case.kind, m, t.calls)
             out.append(Trace(f"{case.kind}/{m}/{case.name}.jsonl", case.kind, m, case, lines))
     return out
+
+
+def _recorded(kind_name: str, monoid: str, calls: Sequence[tuple[str, tuple[Any, ...]]]) -> list[dict[str, Any]]:
+    """The lines of a case's calls with the model's answers: the calls run in the kind's debug wrapper."""
+    import swagkit.reference as reference
+
+    kind = kind_named(replayfile.KIND_OF_FILE[kind_name])
+    target = Target(getattr(reference, _RECORDED_ON[kind_name]), facts=NoFacts())  # the model's answers only
+    trace, failure = run_steps(target, kind, CONFORMANCE[monoid].monoid(), [Step(n, a) for n, a in calls])
+    if failure is not None:  # a case the reference cannot pass is a bug of the corpus (or of the reference)
+        raise AssertionError(f"corpus case over {monoid}: step #{failure[0]}: {failure[1]}")
+    lines, _ = replayfile.step_lines(kind.name, monoid, trace.steps)
+    return [{k: v for k, v in ln.items() if k != "id"} for ln in lines]
 
 
 def export(directory: str, kinds: Sequence[str] | None = None, monoids: Sequence[str] | None = None) -> dict[str, Any]:

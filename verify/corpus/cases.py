@@ -294,7 +294,7 @@ def _handles_bulk(t: _Trace) -> None:
     t.op("remove_many", [4, 99])  # one dead: refused, nothing changes
     t.look()
     t.op("remove_many", [])
-    t.op("batch", [["insert", t.value()], ["evict"], ["remove", 5], ["insert", t.value()]])
+    t.op("batch", [("insert", t.value()), ("evict",), ("remove", 5), ("insert", t.value())])
     t.op("handles")
     t.look()
     t.op("insert_many", t.values(3))

@@ -12,8 +12,10 @@ from typing import Any
 
 from swagkit.spec.errors import UnsupportedMonoidError
 
-from .. import replay
-from ..process import CONFORMANCE, conformance_monoids_registered
+from .. import replay, replayfile
+from ..guard import Deadline, Guarded
+from ..options import detect, load
+from ..process import CONFORMANCE, conformance_monoids_registered, process_factory
 
 #: the index file of an exported corpus (here, not in the package, which imports this module: export writes it)
 INDEX = "index.json"
@@ -50,18 +52,20 @@ class _Subject:
 
     def _factory(self, kind: str) -> Any:
         if kind not in self._factories:
-            from .. import impl as impl_mod
-
             if self.exec_cmd is not None:
                 # one process per protocol kind for the whole run: every file is a new instance in it
-                self._factories[kind] = impl_mod.exec_factory(self.exec_cmd, kind, self.timeout)
+                self._factories[kind] = process_factory(self.exec_cmd, kind, timeout=self.timeout)
             else:
-                self._factories[kind] = impl_mod.load(str(self.impl))
+                self._factories[kind] = load(str(self.impl))
         return self._factories[kind]
 
-    def _offer(self, kind: str, monoid: str) -> tuple[Any, frozenset[str]] | str:
-        from .. import impl as impl_mod
+    def target(self, factory: Any) -> replay.Target:
+        """What a file runs on: the implementation, every call guarded (its own exceptions and hangs are
+        failures naming the step)."""
+        deadline = Deadline(self.timeout)
+        return replay.Target(factory, guard=lambda obj: Guarded(obj, deadline=deadline))
 
+    def _offer(self, kind: str, monoid: str) -> tuple[Any, frozenset[str]] | str:
         if self.exec_cmd is not None:
             if kind == "handles":
                 return "the protocol has no handle operations (handles files are for --impl)"
@@ -77,10 +81,10 @@ class _Subject:
             obj = factory(CONFORMANCE[monoid].monoid())
         except UnsupportedMonoidError as exc:
             return f"the factory refuses {monoid}: {exc}"
-        if self.guess_kind and kind != "ooo" and not impl_mod.detect(obj, "ooo").lacking:
+        if self.guess_kind and kind != "ooo" and not detect(obj, "ooo").lacking:
             # the ooo operations are a superset of the FIFO names, but its insert takes a time
             return "an out-of-order aggregator (its insert takes a time; --kind fifo runs it as FIFO)"
-        found = impl_mod.detect(obj, kind)
+        found = detect(obj, kind)
         if found.lacking:
             return f"not a {kind} aggregator: it lacks {', '.join(found.lacking)}"
         return factory, frozenset("size" if op == "__len__" else op for op in found.offered)
@@ -139,9 +143,10 @@ def _run_file(
 ) -> Outcome | None:
     path = os.path.join(directory, *rel.split("/"))
     try:
-        header, ops = replay.read(path)
+        file = replayfile.read(path)
     except (OSError, ValueError) as exc:
         return Outcome(rel, "FAIL", f"not a corpus file: {exc}")
+    header, ops = file.header, file.steps
     kind, monoid = str(header["kind"]), str(header["monoid"])
     if kinds and kind not in kinds or monoids and monoid not in monoids:
         return None
@@ -149,10 +154,11 @@ def _run_file(
     if isinstance(offer, str):
         return Outcome(rel, "SKIP", offer, len(ops))
     factory, offered = offer
-    lacking = sorted(set(header.get("ops") or {str(op["op"]) for op in ops}) - offered)
+    wanted = header.get("ops")
+    lacking = sorted(set(wanted if isinstance(wanted, list) else {op.name for op in ops}) - offered)
     if lacking:
-        return Outcome(rel, "SKIP", f"needs {', '.join(lacking)} (not offered)", len(ops))
+        return Outcome(rel, "SKIP", f"needs {', '.join(map(str, lacking))} (not offered)", len(ops))
     said = io.StringIO()
-    status = replay.run(path, factory, out=said)
+    status = replay.run(path, subject.target(factory), out=said)
     detail = said.getvalue().strip()
     return Outcome(rel, "PASS" if status == 0 else "FAIL", detail, len(ops))

@@ -39,7 +39,8 @@ import sys
 from typing import Any, TextIO
 
 from .. import registry
-from ..replay import decode_call, read
+from ..replayfile import read
+from ..trace import NO_ANSWER
 from .ops import OPERATIONS, ExplainUsageError, Op, parse, plain_operations
 from .session import Step, explain, kind_of
 from .svg import to_svg
@@ -111,7 +112,8 @@ def explain_text(algorithm_id: str, monoid_id: str, script: str) -> str:
 def replay_ops(path: str, algorithm_id: str) -> tuple[str, list[Op]]:
     """The monoid id and the operations of a replay file, in ``algorithm_id``'s operation language. Handles
     (the model's answers in the file) become element ids (``#3``), which ``remove`` accepts."""
-    header, lines = read(path)
+    file = read(path)
+    header = file.header
     kind, known = _operations(algorithm_id)
     file_kind = str(header["kind"])
     if (file_kind in ("ooo", "out_of_order")) != (kind == "ooo"):
@@ -120,12 +122,12 @@ def replay_ops(path: str, algorithm_id: str) -> tuple[str, list[Op]]:
     ops: list[Op] = []
     handles: dict[Any, int] = {}  # the file's handle -> the id explain gives that element
     inserted = 0
-    for line in lines:
-        name, args = decode_call(file_kind, monoid_id, line)
+    for step in file.steps:  # explain numbers them as the trace does (#1 ...) while each step is one call
+        name, args = step.name, step.args
         calls: list[tuple[str, tuple[Any, ...]]] = [(name, args)]
         if name in ("insert_with_handle", "insert_many_with_handles"):
             values = [args[0]] if name == "insert_with_handle" else list(args[0])
-            expect = line.get("expect")
+            expect = None if step.answer is NO_ANSWER else step.answer
             got = [expect] if name == "insert_with_handle" else list(expect or [])
             handles.update({repr(h): inserted + i + 1 for i, h in enumerate(got)})
             calls = [("insert", (v,)) for v in values]

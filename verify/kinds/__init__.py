@@ -1,4 +1,4 @@
-"""The ADT kinds swagkit verifies, one module each, each defining one :class:`~.base.Kind` named ``KIND``.
+"""The ADT kinds swagkit verifies, one module each, each defining one :class:`~.kind.Kind` named ``KIND``.
 
 =================  ============================================================================================
 kind               module
@@ -12,8 +12,8 @@ kind               module
 
 :data:`KINDS` lists them; an algorithm card's ``kind`` string picks one (:func:`kind`), so a new algorithm of an
 existing kind needs nothing here, and a new kind is one new module plus one line in :data:`KINDS`. Shared
-pieces: :mod:`.base` (the :class:`~.base.Kind` class, operations, the wrappers' bookkeeping), :mod:`.machines`
-(state machine settings and runs), :mod:`.differential` (the differential task and result).
+pieces: :mod:`.kind` (the :class:`~.kind.Kind` class), :mod:`.base` (operations, the wrappers' bookkeeping),
+:mod:`.machines` (state machine settings and runs), :mod:`.differential` (the differential task and result).
 
 >>> [k.name for k in KINDS]
 ['fifo', 'tree', 'out_of_order', 'sketch', 'time_decayed']
@@ -24,7 +24,8 @@ pieces: :mod:`.base` (the :class:`~.base.Kind` class, operations, the wrappers' 
 from __future__ import annotations
 
 from . import fifo, out_of_order, sketch, time_decayed, tree
-from .base import Kind, NotImplementedOperations, Operation, Subject
+from .base import NotImplementedOperations, Operation, Subject
+from .kind import Kind
 
 __all__ = ["KINDS", "Kind", "Operation", "Subject", "NotImplementedOperations", "kind"]
 
@@ -35,7 +36,7 @@ _BY_NAME = {k.name: k for k in KINDS}
 
 
 def kind(name: str | Kind) -> Kind:
-    """The kind called ``name`` (a :class:`~.base.Kind` is returned as is); :class:`KeyError` when unknown."""
+    """The kind called ``name`` (a :class:`~.kind.Kind` is returned as is); :class:`KeyError` when unknown."""
     if isinstance(name, Kind):
         return name
     try:

@@ -1,11 +1,11 @@
 """What every ADT kind is made of, and the bookkeeping its debug wrappers share.
 
-A :class:`Kind` is one abstract data type swagkit verifies (FIFO SWAGs, FlatFAT's tree, out-of-order windows,
+A :class:`~.kind.Kind` is one abstract data type swagkit verifies (FIFO SWAGs, FlatFAT's tree, out-of-order windows,
 paper 004's sketches and time-decayed structures). It owns every face of verification for that ADT:
 
 * ``model`` -- the executable specification (e.g. :class:`~swagkit.spec.adt.FifoSwag`);
 * ``operations`` -- the face an implementation must offer (:class:`Operation`: name, required or optional), which
-  :meth:`Kind.check_implements` checks on any object;
+  :meth:`~.kind.Kind.check_implements` checks on any object;
 * ``checked`` -- the debug wrapper: ``checked(obj, *, monoid, algorithm, facts, **options)`` checks ``obj``
   against the model (and, when ``facts`` names them, the invariants and budgets) after every operation;
 * ``make_machine`` -- the Hypothesis state machine of one :class:`Subject` over one library monoid;
@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import reprlib
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -36,20 +36,21 @@ from ..errors import BudgetExceededAt, InvariantViolationAt, ModelMismatchAt
 if TYPE_CHECKING:
     from swagkit.spec.algorithms.card import AlgorithmCard
 
-    from .differential import DiffResult, DiffTask
-    from .machines import KindMachine
-
 _CARDS = {c.id: c for c in CARDS}
 
 __all__ = [
     "Operation",
-    "Kind",
+    "traced_operations",
+    "refuse_guarantee_operations",
+    "inspection_operations",
+    "has_operation",
     "Subject",
     "AlgorithmFacts",
     "NoFacts",
     "NotImplementedOperations",
     "CheckedBase",
     "RefuseGuarantee",
+    "NO_ANSWER",
     "LONG_REPR",
     "SHORT_REPR",
     "expect_raises",
@@ -89,10 +90,34 @@ class Operation:
     #: the kind's executable model offers it too (the wrapper compares the answers); False for what only
     #: implementations have (``snapshot``, ``combine_count``) and for kinds judged against an oracle's bounds
     model: bool = True
+    #: the JSON field of each argument in a trace line (replay files, the ``--exec`` protocol): ``("time",
+    #: "value")``; the field names say how a value is encoded (:mod:`swagkit.verify.trace`)
+    fields: tuple[str, ...] = ()
+    #: a call returns an answer the checks compare (a trace line keeps it as ``expect``)
+    answers: bool = False
+    #: a call is an operation of a trace; False for the reads the debug wrapper itself makes to judge the state
+    #: (``snapshot``, ``combine_count``, ``salvage`` ...)
+    traced: bool = True
+    #: its name in traces and the protocol when that is not ``name`` (``len()`` is ``size``)
+    protocol: str = ""
+
+    @property
+    def step_name(self) -> str:
+        """The operation's name in a trace (``size`` for ``__len__``)."""
+        return self.protocol or self.name
+
+
+class _NoAnswer:
+    def __repr__(self) -> str:
+        return "NO_ANSWER"
+
+
+#: no answer (a step that returned none, or raised; a wrapper that has not compared one)
+NO_ANSWER: Any = _NoAnswer()
 
 
 class NotImplementedOperations(TypeError):
-    """An object lacks required operations of a kind (:meth:`Kind.require`)."""
+    """An object lacks required operations of a kind (:meth:`~.kind.Kind.require`)."""
 
 
 class AlgorithmFacts(Protocol):
@@ -143,71 +168,45 @@ class Subject:
         return self.factory(monoid, **merged) if self.takes_monoid else self.factory(**merged)
 
 
-#: ``make_machine(subject, monoid_id, max_window)``: a state machine class (see :mod:`.machines`)
-MachineFactory = Callable[[Subject, str, int], "type[KindMachine]"]
-#: ``runner(task, reference, optimized)``: one seeded differential run, never raising (see :mod:`.differential`)
-DiffRunner = Callable[["DiffTask", Subject, Subject], "DiffResult"]
+def inspection_operations(state: str, counted: str) -> tuple[Operation, Operation]:
+    """``snapshot``/``combine_count``: the optional reads the invariant checker and the ⊗ meter use, in every
+    kind (``state``: what the snapshot shows; ``counted``: how the count is used)."""
+    return (
+        Operation("snapshot", False, f"snapshot(): {state}", model=False, traced=False),
+        Operation(
+            "combine_count",
+            False,
+            f"combine_count: ⊗ calls so far ({counted})",
+            model=False,
+            traced=False,
+            protocol="stats",
+        ),
+    )
 
 
-@dataclass(frozen=True, eq=False)  # one object per kind: compared and hashed by identity
-class Kind:
-    """One ADT kind and every face of its verification (see the module docstring). ``name`` is the cards'
-    ``kind`` string (:attr:`~swagkit.spec.algorithms.card.AlgorithmCard.kind`)."""
-
-    name: str
-    title: str
-    model: type
-    operations: tuple[Operation, ...]
-    checked: Callable[..., Any]
-    make_machine: MachineFactory
-    diff_runner: DiffRunner | None = None
-    #: further Spark runs: ``stage(session, algorithms, args, out, err) -> exit status`` (see ``swagkit verify``)
-    spark_stages: tuple[Callable[..., int], ...] = ()
-    #: the models of extension groups (``{"handles": OrderedMultisetWindow}``); other operations: ``model``
-    group_models: Mapping[str, type] = field(default_factory=dict)
-    #: fast oracles of the scale run (:mod:`swagkit.verify.spark.scale`), best first: verified optimized
-    #: implementations of this kind as ``("MODULE:FACTORY", params)``; a target is never its own oracle
-    oracles: tuple[tuple[str, Mapping[str, Any]], ...] = ()
-
-    def __str__(self) -> str:
-        return self.name
-
-    def operation(self, name: str) -> Operation:
-        """The operation called ``name`` (:class:`KeyError` when the kind has none)."""
-        for op in self.operations:
-            if op.name == name:
-                return op
-        raise KeyError(f"the {self.name} kind has no operation {name!r}")
-
-    def required(self) -> tuple[str, ...]:
-        """Names of the required operations."""
-        return tuple(op.name for op in self.operations if op.required)
-
-    def group(self, group: str) -> tuple[str, ...]:
-        """Names of the operations of extension ``group``."""
-        return tuple(op.name for op in self.operations if op.group == group)
-
-    def model_of(self, operation: Operation) -> type:
-        """The model that offers ``operation`` (its group's, else the kind's)."""
-        return self.group_models.get(operation.group, self.model)
-
-    def check_implements(self, obj: Any) -> list[str]:
-        """The required operations ``obj`` (an instance or a class) lacks, in the kind's order (empty: it meets
-        the face)."""
-        return [op.name for op in self.operations if op.required and not _has(obj, op.name)]
-
-    def require(self, obj: Any) -> None:
-        """Raise :class:`NotImplementedOperations` naming each required operation ``obj`` lacks."""
-        missing = self.check_implements(obj)
-        if missing:
-            what = obj.__name__ if isinstance(obj, type) else type(obj).__name__
-            lines = "\n".join(f"  {name}: {self.operation(name).doc}" for name in missing)
-            raise NotImplementedOperations(
-                f"{what} is not a {self.title}: it lacks the required operation(s) {', '.join(missing)}\n{lines}"
-            )
+def refuse_guarantee_operations(contents: str) -> tuple[Operation, Operation]:
+    """``salvage``/``repair``: the optional operations of the refuse guarantee (issue 12), the same in every kind
+    (``contents``: what ``salvage()`` returns, e.g. "the entries")."""
+    return (
+        Operation(
+            "salvage",
+            False,
+            f"salvage(): {contents} after a refused operation (refuse guarantee)",
+            model=False,
+            traced=False,
+        ),
+        Operation(
+            "repair", False, "repair(): rebuild after a refused operation (refuse guarantee)", model=False, traced=False
+        ),
+    )
 
 
-def _has(obj: Any, name: str) -> bool:
+def traced_operations(operations: Sequence[Operation]) -> dict[str, Operation]:
+    """The operations of a trace among ``operations``, by their trace name (see :meth:`~.kind.Kind.traced`)."""
+    return {op.step_name: op for op in operations if op.traced}
+
+
+def has_operation(obj: Any, name: str) -> bool:
     try:
         return getattr(obj, name, None) is not None
     except Exception:  # a property that raises on this object: the operation is there
@@ -229,6 +228,9 @@ class CheckedBase:
         self.algorithm: str | None = algo if isinstance(algo, str) else None
         self.operations = 0
         self._recent: deque[str] = deque(maxlen=history)
+        #: the model's answer the last answering operation was compared with (a trace keeps it: the model's
+        #: exact answer, not the implementation's equal-up-to-rounding one)
+        self.model_answer: Any = NO_ANSWER
 
     def __getattr__(self, name: str) -> Any:
         if name == "inner":  # not yet set (during __init__ or unpickling)
@@ -241,8 +243,13 @@ class CheckedBase:
     def __repr__(self) -> str:
         return f"checked({self.inner!r})"
 
+    def _checks(self, **on: bool) -> tuple[str, ...]:
+        """``("model", ...)`` then each named check that is on, in order (``active_checks``)."""
+        return ("model", *(name for name, active in on.items() if active))
+
     def _name(self) -> str:
-        return self.algorithm or type(self.inner).__name__
+        # a user's object behind a guard (swagkit.verify.guard) is named by its own class
+        return self.algorithm or type(getattr(self.inner, "guarded", self.inner)).__name__
 
     def _begin(self, name: str, *args: Any) -> str:
         """Log the start of operation ``name(args)``; its label."""

@@ -7,7 +7,7 @@ one :class:`~.base.Subject` (:func:`bind`); :func:`run_machine_class` runs it un
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
@@ -20,7 +20,8 @@ from swagkit.spec.library import LIBRARY
 from swagkit.spec.monoid import Monoid
 
 from ..faults import FaultInjector, InjectedFault, with_faults
-from .base import Subject
+from ..trace import Trace, Traced
+from .base import Operation, Subject
 
 __all__ = [
     "DEFAULT_MAX_WINDOW",
@@ -64,6 +65,20 @@ class KindMachine(RuleBasedStateMachine):
     inject_faults: ClassVar[bool] = True
     #: records each example's calls while a run may need a replay file (:func:`swagkit.verify.recording.recorded`)
     replay_recorder: ClassVar[Any] = None
+    #: the kind's traced operations (:meth:`~.kind.Kind.traced`; empty: the kind's runs are not traced)
+    trace_operations: ClassVar[Mapping[str, Operation]] = {}
+    #: the trace of the latest example: after a failure, the shrunk counterexample (Hypothesis runs it last)
+    last_trace: ClassVar[Trace | None] = None
+    #: the kind's name (replay files of its traces)
+    kind_name: ClassVar[str] = ""
+    #: the header facts of this machine's replay files when it is not over a registered algorithm (a user's
+    #: aggregator: ``impl``/``exec``, ``monoid``, the options; see :func:`swagkit.verify.recording.replay_header`)
+    replay_facts: ClassVar[dict[str, Any] | None] = None
+    #: where its replay files go (``""``: ``$SWAGKIT_REPLAY_DIR`` or ``.swagkit/replays``; ``None``: nowhere)
+    replay_directory: ClassVar[str | None] = ""
+    #: what a replay of its files runs on when that is not a registered algorithm (a
+    #: :class:`swagkit.verify.replay.Target`: the user's factory, guarded as in the run)
+    replay_target: ClassVar[Any] = None
 
     def __init__(self) -> None:
         super().__init__()
@@ -71,6 +86,14 @@ class KindMachine(RuleBasedStateMachine):
         if self.replay_recorder is not None:
             self.replay_recorder.start()  # a new example: the last one recorded is the shrunk failing one
         self.faults: FaultInjector | None = None
+        #: this example's steps (one numbering for the printed counterexample, its replay file, explain)
+        self.trace = Trace(self.trace_operations)
+        type(self).last_trace = self.trace
+
+    def _traced(self, checked: Any) -> Traced:
+        """``checked`` (the debug wrapper of the structure) with every operation recorded in ``self.trace``."""
+        self.trace.faults = self.faults
+        return self.trace.wrap(checked)
 
     def _monoids(self) -> tuple[Monoid[Any, Any, Any], Monoid[Any, Any, Any]]:
         """``(plain, faulty)``: the library monoid, and the one the structure gets. A generic monoid's combine
@@ -90,7 +113,8 @@ class KindMachine(RuleBasedStateMachine):
         assert self.faults is not None
         self.faults.arm(k)
         try:
-            run()
+            with self.trace.under("faults"):
+                run()
         except InjectedFault:
             pass  # the planted failure; the checked wrapper has verified the structure's guarantee
         finally:
@@ -111,6 +135,19 @@ class WindowMachine(KindMachine):
     the window size, and the wrapper's operation count is read at teardown."""
 
     swag: Any
+
+    checked: Any
+
+    def _check(self, wrap: Callable[..., Any], **options: Any) -> Any:
+        """A new structure of the subject (its monoid armed for faults) in its kind's debug wrapper ``wrap``:
+        ``self.checked`` judges every operation, ``self.swag`` is it with every operation traced; the structure
+        itself is returned."""
+        plain, monoid = self._monoids()
+        aggregator = self.subject.new(monoid)
+        facts = self.subject.facts
+        self.checked = wrap(aggregator, monoid=plain, algorithm=self.subject.name, facts=facts, **options)
+        self.swag = self._traced(self.checked)
+        return aggregator
 
     def _step(self, window: int | None = None) -> None:
         super()._step(len(self.swag))
@@ -173,12 +210,11 @@ def machine_settings(
 
 def run_machine_class(machine: type[RuleBasedStateMachine], max_examples: int, steps: int, seed: int | None) -> None:
     """Run one state-machine class under :func:`machine_settings`; with ``seed`` the run is reproducible
-    (Hypothesis' ``@seed``, which marks the class itself), without it the active profile decides."""
+    (Hypothesis' ``@seed``, which marks the class itself), without it the active profile decides. (A failure's
+    replay file is written by :func:`swagkit.verify.machine.run_machine_class`, which wraps this one.)"""
     if seed is not None:
         hypothesis.seed(seed)(machine)
-    from ..recording import recorded  # a failure over a registered algorithm writes a replay file (issue 14 §3)
-
-    with recorded(machine, {"examples": max_examples, "steps": steps, "seed": seed}), _no_local_constants():
+    with _no_local_constants():
         run_state_machine_as_test(machine, settings=machine_settings(max_examples, steps))
 
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from swagkit.spec.decay.oracle import RankProfile
 
-from .base import Kind, Operation
+from .base import Operation
 from .decay.debug import CheckedQDigest, checked_sketch
 from .decay.machine import make_sketch_machine
 from .decay.spark import merge_stage, run_sketch_task
+from .kind import Kind
 
 __all__ = ["KIND", "CheckedQDigest", "checked_sketch"]
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from swagkit.spec.decay.oracle import ExactStream
 
-from .base import Kind, Operation
+from .base import Operation
 from .decay.debug import CheckedWindowStructure, checked_time_decayed
 from .decay.machine import make_time_decayed_machine
 from .decay.spark import run_time_decayed_task
+from .kind import Kind
 
 __all__ = ["KIND", "CheckedWindowStructure", "checked_time_decayed"]
 

@@ -35,13 +35,13 @@ from .base import (
     SHORT_REPR,
     AlgorithmFacts,
     CheckedBase,
-    Kind,
     Operation,
     Subject,
     checked_ids,
     expect_raises,
     monoid_of,
 )
+from .kind import Kind
 from .machines import DEFAULT_MAX_WINDOW, KindMachine, bind
 
 __all__ = ["KIND", "LeafArray", "CheckedTree", "checked_tree", "make_tree_machine"]
@@ -229,6 +229,7 @@ class TreeMachine(KindMachine):
     """Base of the tree machines: no tree until the ``new`` rule builds one."""
 
     one_operation_per_step = True
+    kind_name = "tree"
 
     def __init__(self) -> None:
         super().__init__()

@@ -6,7 +6,8 @@
 * :mod:`.sql` -- Spark SQL's window frames as an independent oracle, and as a system under test
   (``swagkit verify --spark-sql``; frames, aggregates and swagkit's side in :mod:`.sql_frames`, the comparison
   and its tolerances in :mod:`.sql_check`, reproductions in :mod:`.sql_repro`, the command in :mod:`.sql_cli`);
-* :mod:`.frames` -- :func:`sliding_aggregate`, per-key sliding-window aggregates on DataFrames (re-exported here).
+* :func:`sliding_aggregate`, per-key sliding-window aggregates on DataFrames, is a runtime feature: it lives in
+  :mod:`swagkit.optimized.spark` and is re-exported here under its old name.
 
 The names of :mod:`.differential` and :mod:`.session` are re-exported here. Importing this package does not import
 pyspark; the functions that need it import it when called.
@@ -14,19 +15,19 @@ pyspark; the functions that need it import it when called.
 
 from __future__ import annotations
 
+from swagkit.optimized.spark import sliding_aggregate
+
 from .differential import (
     MODEL_EVERY,
     DiffResult,
     DiffTask,
     differential_algorithms,
     make_tasks,
-    rediff,
     replay_failure,
     run_on_spark,
     run_task,
     summarize,
 )
-from .frames import sliding_aggregate
 from .session import TASK_RETRIES, SparkJobError, local_session, session_for
 
 __all__ = [
@@ -44,5 +45,4 @@ __all__ = [
     "TASK_RETRIES",
     "MODEL_EVERY",
     "replay_failure",
-    "rediff",
 ]

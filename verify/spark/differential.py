@@ -3,7 +3,7 @@
 Each :class:`DiffTask` is one seeded random run of one algorithm over one library monoid: a few thousand
 operations applied in lock-step to the reference implementation, the optimized one, and the ADT model (or an
 exact oracle). :func:`run_task` hands it to the differential runner of the algorithm's kind
-(:attr:`Kind.diff_runner <swagkit.verify.kinds.base.Kind>`), which compares the answers, the snapshots and the
+(:attr:`Kind.diff_runner <swagkit.verify.kinds.kind.Kind>`), which compares the answers, the snapshots and the
 ⊗ counts and reports the first difference with its seed and step so it can be replayed locally
 (``run_task(task)`` is a plain function). Spark only fans the tasks out: :func:`run_on_spark`
 parallelizes them over a local (or any) cluster, so millions of operations are compared in one job.
@@ -39,7 +39,6 @@ __all__ = [
     "differential_algorithms",
     "MODEL_EVERY",
     "replay_failure",
-    "rediff",
 ]
 
 
@@ -149,8 +148,9 @@ def replay_failure(result: DiffResult, directory: str | None = None, seconds: fl
     decay structure's run, or a protocol kind's failure the trace alone does not show) is written as a
     ``python_only: "diff"`` file (:func:`~swagkit.verify.recording.write_diff`) that re-runs the whole task
     (:func:`rediff`)."""
-    from ..recording import PROTOCOL_KINDS, Recorder, registered_header, replay_dir, write_diff
-    from ..replay import _pickled
+    from .. import replayfile
+    from ..recording import Recorder, write_diff
+    from ..replayfile import registered_header, replay_dir
 
     task = result.task
     info = registry.algorithm(task.algorithm)
@@ -161,14 +161,15 @@ def replay_failure(result: DiffResult, directory: str | None = None, seconds: fl
     seen = Recorder()
     if runner(task, reference, seen.subject(optimized)).ok:
         return ""
-    header = registered_header(optimized, task.monoid, f"spark seed {task.seed}: {result.detail}")
+    header = registered_header(optimized, task.monoid)
+    header.update(failure=f"spark seed {task.seed}: {result.detail}")
     header.update(against=reference.implementation, spark={"seed": task.seed, "steps": task.steps})
-    if info.kind.name in PROTOCOL_KINDS and len(seen.instances) == 1:
+    if info.kind.name in replayfile.PROTOCOL_KINDS and len(seen.instances) == 1:
         path = _protocol_replay(info, reference, optimized, seen.instances[0], header, directory, seconds)
         if path:
             return path
-    # the task's fields and the subjects' parameters (pickled: a decay function is one) re-run it exactly
-    header.update(kind=info.kind.name, diff=asdict(task), step=result.step, **_pickled("params", optimized.params))
+    # the task's fields re-run it exactly (over the registered classes and their registered parameters)
+    header.update(kind=info.kind.name, diff=asdict(task), step=result.step)
     return write_diff(directory or replay_dir(), header, seen.instances)
 
 
@@ -181,77 +182,49 @@ def _protocol_replay(
     directory: str | None,
     seconds: float,
 ) -> str:
-    """The cut and shrunk protocol trace of a fifo/ooo failure (see :func:`replay_failure`); "" when the
-    recorded trace passes under the checked wrapper."""
-    from .. import impl, replay
-    from ..recording import replay_dir, trace_kind, traced
+    """The cut and shrunk trace of a fifo/ooo failure (see :func:`replay_failure`); "" when the recorded calls
+    pass under the checked wrapper."""
+    from .. import replayfile
+    from ..trace import Step
 
-    monoid = LIBRARY[str(header["monoid"])].factory()
-    trial = _Trial(info, reference, optimized, monoid)
-    calls = traced(instance, impl.TRACED)
+    operations = info.kind.traced()
+    trial = _Trial(info, reference, optimized, LIBRARY[str(header["monoid"])].factory)
+    calls = [Step(c.name, c.args) for c in instance.calls if c.name in operations]
     first = trial.first_failure(calls)
     if first is None:
         return ""
     calls = _minimized(calls[: first + 1], trial.fails, time.monotonic() + seconds)
-    kind = trace_kind(info.kind.name, calls)
-    return replay.write_trace(directory or replay_dir(), {**header, "kind": kind}, calls, monoid, kind)
-
-
-def rediff(header: dict[str, Any], say: Callable[[str], None]) -> int:
-    """``swagkit replay`` of a ``python_only: "diff"`` file: the differential task of ``header["diff"]`` again,
-    locally (no Spark), under its kind's runner over the registered ``against`` (reference) and
-    ``implementation`` classes with the recorded parameters: 1 while it still differs, 0 once they agree."""
-    from dataclasses import replace
-
-    from ..replay import _unpickled
-
-    task = DiffTask(**header["diff"])
-    params = dict(_unpickled(header, "params")) if "params_pickle" in header else None
-    try:
-        runner = registry.algorithm(task.algorithm).kind.diff_runner
-        reference, optimized = (registry.subject(task.algorithm, str(header[k])) for k in ("against", "implementation"))
-    except registry.RegistryError as exc:  # not a failure of the implementation: a usage error (exit 2)
-        raise ValueError(f"the replay file's algorithm is not available here: {exc}") from exc
-    if runner is None:
-        raise ValueError(f"{task.algorithm}'s kind has no differential run")
-    if params is not None:
-        reference, optimized = replace(reference, params=params), replace(optimized, params=params)
-    again = runner(task, reference, optimized)  # never raises: a crash is a failed result
-    what = f"the differential run ({task.steps} steps, seed {task.seed})"
-    if again.ok:
-        say(f"replay: PASS, {what}: {header['implementation']} agrees with {header['against']}")
-        return 0
-    say(f"replay: FAIL, {what} at step {again.step}: {again.detail}")
-    return 1
+    trace, _ = trial.run(calls)
+    return replayfile.write(directory or replayfile.replay_dir(), header, trace, info.kind.name)
 
 
 class _Trial:
     """Runs a trace as ``swagkit replay`` does: the optimized implementation in its kind's checked wrapper, the
-    reference beside it (:class:`~swagkit.verify.recording.Against`)."""
+    reference beside it in lock-step (:class:`~swagkit.verify.lockstep.Against`)."""
 
     def __init__(self, info: registry.AlgorithmInfo, reference: Any, optimized: Any, monoid: Any) -> None:
         self.info, self.reference, self.optimized, self.monoid = info, reference, optimized, monoid
 
-    def first_failure(self, calls: list[tuple[str, tuple[Any, ...]]]) -> int | None:
-        """The index of the first call that fails (``None``: the trace passes)."""
-        from ..recording import Against
+    def run(self, steps: list[Any]) -> tuple[Any, tuple[int, str] | None]:
+        """The trace of ``steps`` on a new pair, and the first failure (``None``: none)."""
+        from ..lockstep import Against
+        from ..replay import Target, run_steps
 
-        raw = self.optimized.new(self.monoid)
-        against = Against(self.reference.new(self.monoid), self.monoid)
-        swag = self.info.kind.checked(raw, monoid=self.monoid, algorithm=self.info.id, facts=self.info)
-        for index, (name, args) in enumerate(calls):
-            try:
-                got: Any = getattr(swag, name)(*args)
-            except AssertionError:
-                return index
-            except Exception as exc:  # a refusal (or a crash): compared with the reference's outcome
-                got = exc
-            if against.step(name, args, got, raw):
-                return index
-        return None
+        m = self.monoid()
 
-    def fails(self, calls: list[tuple[str, tuple[Any, ...]]]) -> bool:
-        return self.first_failure(calls) is not None
+        def beside(obj: Any) -> Any:
+            return Against(self.reference.new(m), m).wrap(obj)
+
+        target = Target(self.optimized.new, algorithm=self.info.id, facts=self.info, guard=beside)
+        return run_steps(target, self.info.kind, m, steps)
+
+    def first_failure(self, steps: list[Any]) -> int | None:
+        """The index of the first step that fails (``None``: the trace passes)."""
+        failure = self.run(steps)[1]
+        return None if failure is None else max(failure[0] - 1, 0)
+
+    def fails(self, steps: list[Any]) -> bool:
+        return self.first_failure(steps) is not None
 
 
 def _minimized(calls: list[Any], fails: Callable[[list[Any]], bool], deadline: float) -> list[Any]:

@@ -256,7 +256,7 @@ def sample(built: Built, monoid: Any, calls: Iterable[tuple[str, tuple[Any, ...]
     """The first :data:`SAMPLE_OPS` of ``calls`` on a fresh target instance inside the kind's debug wrapper (and
     beside the twin, for a registered algorithm): ``(step, what failed)`` or ``None``."""
     from ..kinds.base import NoFacts
-    from ..recording import Against
+    from ..lockstep import Against
 
     raw = built.new(monoid)
     facts = built.facts if built.facts is not None else NoFacts()

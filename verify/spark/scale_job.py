@@ -114,8 +114,10 @@ def replay_finding(result: ScaleResult, directory: str | None = None, seconds: f
     protocol trace, or the trace no longer fails here). The trace is regenerated from the seed, cut at the
     finding and shrunk against the oracle (delta debugging for at most ``seconds``); the file runs under
     ``swagkit replay`` (the kind's debug wrapper, the model's answers) and, for ``--exec``, as ``CMD < file``."""
-    from .. import replay
-    from ..recording import registered_header, replay_dir
+    from .. import replay, replayfile
+    from ..guard import Deadline, Guarded
+    from ..replayfile import registered_header, replay_dir
+    from ..trace import Step
     from .differential import _minimized
 
     finding, task = result.finding, result.task
@@ -143,17 +145,21 @@ def replay_finding(result: ScaleResult, directory: str | None = None, seconds: f
     cut = _minimized(cut, fails, time.monotonic() + seconds)
     target = task.target
     where = f"spark seed {task.seed}, trace {finding.trace} ({finding.pattern}, window {finding.window})"
+    failure = f"{where}: {finding.detail}"
     if target.how == "registry":
-        header = registered_header(registry_subject(target), task.monoid, f"{where}: {finding.detail}")
+        header = {**registered_header(registry_subject(target), task.monoid), "failure": failure}
+        run_on = replay.Target(built.new, algorithm=target.spec, facts=built.facts)
     else:
-        header = {target.how: target.spec, "monoid": task.monoid, "failure": f"{where}: {finding.detail}"}
-        if target.contract:
-            header["contract"] = (
-                restricted_contract(target.contract).as_dict() if restricted_contract(target.contract) else None
-            )
+        header = {target.how: target.spec, "monoid": task.monoid, "failure": failure}
+        promise = restricted_contract(target.contract) if target.contract else None
+        if promise is not None:
+            header["contract"] = promise.as_dict()
+        deadline = Deadline(target.timeout)
+        run_on = replay.Target(built.new, guard=lambda obj: Guarded(obj, deadline=deadline))
     header["spark"] = {"seed": task.seed, "trace": finding.trace, "step": finding.step}
-    kind = built.protocol_kind
-    return replay.write_trace(directory or replay_dir(), {**header, "kind": kind}, cut, monoid, kind)
+    # the shrunk calls run once more in the kind's debug wrapper: the file is that run's trace, answers and all
+    trace, _ = replay.run_steps(run_on, built.kind, monoid, [Step(n, a) for n, a in cut], contract=contract)
+    return replayfile.write(directory or replay_dir(), header, trace, built.kind.name)
 
 
 def _sample_all(built: Built, monoid: Any, calls: list[tuple[str, tuple[Any, ...]]]) -> bool:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..kinds.base import Kind
+    from ..kinds.kind import Kind
 
 __all__ = [
     "Target",
@@ -60,8 +60,8 @@ class Built:
     wrapper's facts and (registered algorithms) the twin implementation."""
 
     def __init__(self, target: Target) -> None:
-        from .. import impl, registry
-        from ..recording import PROTOCOL_KINDS
+        from .. import options, registry
+        from ..replayfile import PROTOCOL_KINDS
 
         self.target = target
         self.twin: Any = None
@@ -82,9 +82,9 @@ class Built:
             for path in target.paths:
                 if path not in sys.path:
                     sys.path.insert(0, path)
-            self.kind, _group = impl.resolve_kind(target.kind)
+            self.kind, _group = options.resolve_kind(target.kind)
             self.new = (
-                impl.load(target.spec) if target.how == "impl" else exec_factory(target.spec, target.kind, target)
+                options.load(target.spec) if target.how == "impl" else exec_factory(target.spec, target.kind, target)
             )
             self.params = (self.new, {})
             self.facts = None
@@ -94,10 +94,10 @@ class Built:
 
     def _oracle(self) -> Callable[[Any], Any] | None:
         """The first of the kind's fast oracles that is not the target itself."""
-        from .. import impl
+        from .. import options
 
         for spec, params in self.kind.oracles:
-            factory = impl.load(spec)
+            factory = options.load(spec)
             if (factory, dict(params)) != self.params:
                 return functools.partial(factory, **params)
         return None
@@ -174,9 +174,9 @@ def monoid_values(monoid_id: str, tolerance: float | None) -> tuple[Any, list[An
     """The monoid choice of ``monoid_id`` (answers compared within ``tolerance``) and a pool of input values
     drawn from its strategy (the same pool on every worker: the draw is derandomized), the library's examples
     first."""
-    from .. import impl
+    from .. import options
 
-    choice = impl.resolve_monoid(monoid_id, tolerance=tolerance)
+    choice = options.resolve_monoid(monoid_id, tolerance=tolerance)
     return choice, value_pool(choice)
 
 

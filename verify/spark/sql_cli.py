@@ -16,7 +16,7 @@ import re
 import time
 from typing import TextIO
 
-from .. import recording
+from .. import replayfile
 from . import sql
 from .sql_repro import Mismatch
 
@@ -101,7 +101,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             file=out,
         )
         return 4
-    report(result, time.perf_counter() - started, out, recording.replay_dir())
+    report(result, time.perf_counter() - started, out, replayfile.replay_dir())
     return 0 if result.ok else 1
 
 

@@ -67,7 +67,7 @@ SLOW_PACE = 0.02
 def registry_pace(target: Target) -> float:
     """:data:`SLOW_PACE` for a registered algorithm of a kind without trace patterns, 1 otherwise."""
     from .. import registry
-    from ..recording import PROTOCOL_KINDS
+    from ..replayfile import PROTOCOL_KINDS
 
     if target.how == "registry" and registry.algorithm(target.spec).kind.name not in PROTOCOL_KINDS:
         return SLOW_PACE
@@ -77,23 +77,23 @@ def registry_pace(target: Target) -> float:
 def registry_monoids(chosen: Sequence[str] | None) -> Callable[[Target], list[str]]:
     """A registered target's monoids: those of ``chosen`` (default :data:`REGISTRY_MONOIDS`) it supports; a
     structure that takes no monoid runs once, under its placeholder."""
-    from .. import impl, registry
+    from .. import options, registry
 
     def monoids(target: Target) -> list[str]:
         info = registry.algorithm(target.spec)
         if info.monoids is not None:
             return list(info.monoids)
         known = [m for m in (chosen or REGISTRY_MONOIDS) if _resolves(m)]
-        return [m for m in known if info.supports(impl.resolve_monoid(m).factory())]
+        return [m for m in known if info.supports(options.resolve_monoid(m).factory())]
 
     return monoids
 
 
 def _resolves(monoid_id: str) -> bool:
-    from .. import impl
+    from .. import options
 
     try:
-        impl.resolve_monoid(monoid_id)
+        options.resolve_monoid(monoid_id)
     except (ValueError, KeyError):
         return False
     return True
@@ -128,19 +128,21 @@ def user_monoids(
     (each must resolve: a library id, a conformance id or ``MODULE:OBJ``); for ``--exec`` the conformance monoids
     the program's ``hello`` offers (all, or those ``chosen``). Checked here, on the driver, so that a typo is a
     usage error and not a finding on every seed."""
-    from .. import impl
+    from .. import options
 
-    impl.resolve_kind(kind)
+    options.resolve_kind(kind)
     if how == "exec":
-        factory = impl.exec_factory(spec, kind, timeout)
+        from ..process import process_factory
+
+        factory = process_factory(spec, kind, timeout=timeout)
         try:
-            return [c.id for c in impl.conformance_choices(factory, chosen, tolerance)]
+            return [c.id for c in options.conformance_choices(factory, chosen, tolerance)]
         finally:
-            factory.close()  # type: ignore[attr-defined]
+            factory.close()
     monoids = list(dict.fromkeys(chosen or USER_MONOIDS))
     for m in monoids:
-        impl.resolve_monoid(m, tolerance=tolerance)
-    impl.load(spec)
+        options.resolve_monoid(m, tolerance=tolerance)
+    options.load(spec)
     return monoids
 
 
@@ -274,7 +276,8 @@ def _report(results: Sequence[ScaleResult], elapsed: float, cores: int, replay_d
         else:
             why = " (the trace passes when re-run here: not reproducible on the driver)" if not path else ""
         if path:
-            print(f"replay: swagkit replay {shlex.quote(path)}", file=out)
+            who = f" --{t.target.how} {shlex.quote(t.target.spec)}" if t.target.how in ("impl", "exec") else ""
+            print(f"replay: swagkit replay {shlex.quote(path)}{who}", file=out)
         else:
             print(f"replay: none{why}", file=out)
     # per core: the operations over the seconds the tasks themselves ran (what one core does; the wall-clock

@@ -94,6 +94,7 @@ class SketchMachine(KindMachine):
     """A mergeable sketch over a ``universe_bits``-bit universe with error ``eps`` (the q-digest's face)."""
 
     one_operation_per_step = True
+    kind_name = "sketch"
 
     def __init__(self) -> None:
         super().__init__()
@@ -194,6 +195,7 @@ class TimeDecayedMachine(KindMachine):
     values under a fixed decay (read off the registered parameters, :class:`~.common.Capabilities`)."""
 
     one_operation_per_step = True
+    kind_name = "time_decayed"
 
     def __init__(self) -> None:
         super().__init__()

@@ -75,7 +75,6 @@ __all__ = [
     "run_merge_locally",
     "spark_slices",
     "write_merge_replay",
-    "remerge",
 ]
 
 PAPER_LIKE = ("flow", "looping")
@@ -520,14 +519,14 @@ def write_merge_replay(
     """Bring a failed merge run back as a ``python_only: "merge"`` replay file (issue 14 §3); its path ("": the
     run passes when re-run locally with :func:`run_merge_locally`). The header names the algorithm, both
     implementations and the :class:`MergeTask` (``merge``); the lines list the partitions, for reading."""
-    from ... import replay
-    from ...recording import registered_header, replay_dir
+    from ... import replayfile
 
     task = result.task
     if run_merge_locally(task, (reference.factory, optimized.factory)).ok:
         return ""
     placeholder = next(iter(getattr(optimized.facts, "monoids", None) or ()), "none")  # the registry's listing
-    header = registered_header(optimized, placeholder, f"spark merge seed {task.seed}: {result.detail}")
+    header = replayfile.registered_header(optimized, placeholder)
+    header["failure"] = f"spark merge seed {task.seed}: {result.detail}"
     kind = getattr(optimized.facts, "kind", None)
     header.update(
         kind=kind.name if kind is not None else "sketch",
@@ -542,28 +541,8 @@ def write_merge_replay(
         digests = -(-len(part) // task.chunk)
         rows.append({"op": "partition", "id": number, "items": [start, start + len(part)], "digests": digests})
         start += len(part)
-    head = {"op": "hello", "swagkit_replay": replay.VERSION, **header, "python_only": "merge"}
-    return replay._save(directory or replay_dir(), head, rows)
-
-
-def remerge(header: dict[str, Any], say: Callable[[str], None]) -> int:
-    """``swagkit replay`` of a ``python_only: "merge"`` file: the merge run again, locally
-    (:func:`run_merge_locally`) over the registered ``against`` and ``implementation`` classes: 1 while it
-    still fails, 0 once it passes."""
-    from ... import registry
-
-    task = MergeTask(**header["merge"])
-    try:
-        classes = tuple(registry.subject(task.algorithm, str(header[k])).factory for k in ("against", "implementation"))
-    except registry.RegistryError as exc:  # not a failure of the implementation: a usage error (exit 2)
-        raise ValueError(f"the replay file's algorithm is not available here: {exc}") from exc
-    again = run_merge_locally(task, (classes[0], classes[1]))
-    what = f"the merge run ({task.items:,} items on {task.partitions} partitions, seed {task.seed})"
-    if again.ok:
-        say(f"replay: PASS, {what}: the merged digests pass")
-        return 0
-    say(f"replay: FAIL, {what}: {again.detail}")
-    return 1
+    head = {"op": "hello", "swagkit_replay": replayfile.VERSION, **header, "python_only": "merge"}
+    return replayfile.save(directory or replayfile.replay_dir(), head, rows)
 
 
 def check_merged(

@@ -15,7 +15,7 @@ within its contract without false positives. The default is the unrestricted FIF
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 __all__ = ["Contract", "UNRESTRICTED", "parse"]
@@ -111,17 +111,36 @@ class Contract:
     @classmethod
     def of(cls, spec: Contract | Mapping[str, Any] | str | None) -> Contract:
         """A contract from a contract, a mapping of fields (a card's ``contract``, a replay header's), a
-        :func:`parse` spec, or ``None`` (unrestricted)."""
+        :func:`parse` spec, or ``None`` (unrestricted). ``ValueError`` for anything else."""
         if spec is None or not spec:  # a card without restrictions: the one unrestricted contract
             return UNRESTRICTED
         if isinstance(spec, Contract):
             return spec
         if isinstance(spec, str):
             return parse(spec)
+        if not isinstance(spec, Mapping):
+            raise ValueError(f"contract: a Contract, a mapping of its fields or a spec string, not {spec!r}")
         fields = dict(spec)
+        unknown = set(fields) - {"capacity", "evict", "evict_before_full", "empty_ops", "ranges"}
+        if unknown:
+            raise ValueError(f"contract: unknown fields {', '.join(sorted(map(str, unknown)))}")
         if fields.get("ranges") is not None:
+            if not isinstance(fields["ranges"], (list, tuple)):
+                raise ValueError(f"contract: ranges must be a list of ints, got {fields['ranges']!r}")
             fields["ranges"] = tuple(fields["ranges"])
         return cls(**fields)
+
+    def fitted(self, obj: Any) -> Contract:
+        """This contract with the capacity and query ranges ``obj`` itself declares (its ``capacity`` and
+        ``ranges`` attributes: SlickDeque's multi-query mode, 001 §4, built with ``ranges=(3, 5)`` holds 5
+        partials and answers ranges 5 and 3 -- not the card's example ranges). An object that declares neither
+        keeps this contract."""
+        capacity, ranges = getattr(obj, "capacity", None), getattr(obj, "ranges", None)
+        if not isinstance(ranges, tuple) or not ranges or not all(isinstance(r, int) for r in ranges):
+            return self
+        if not isinstance(capacity, int) or isinstance(capacity, bool):
+            capacity = max(ranges)
+        return replace(self, capacity=capacity, ranges=ranges)
 
 
 #: the unrestricted FIFO SWAG (every operation, any size)

@@ -36,7 +36,7 @@ allows now (:meth:`CheckedAggregator.evictable`, :meth:`CheckedAggregator.querya
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from swagkit.spec.adt import FifoSwag
@@ -142,14 +142,19 @@ class CheckedAggregator(RefuseGuarantee):
         seed: Iterable[Any] | None = None,
         history: int = 8,
         facts: AlgorithmFacts | None = None,
-        contract: Contract | None = None,
+        contract: Contract | str | Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__(aggregator, algorithm, history)
         m = monoid_of(aggregator, monoid)
         self.monoid: Monoid[Any, Any, Any] = m
         checker_id, budget_id, card = checked_ids(self.algorithm, facts)
-        #: what the aggregator promises: the given contract, else its card's (default: unrestricted)
-        self.contract: Contract = contract if contract is not None else Contract.of(getattr(card, "contract", None))
+        #: what the aggregator promises: the given contract (a Contract, its fields or a ``--contract`` spec),
+        #: else its card's, fitted to the capacity and ranges the object itself declares (default: unrestricted)
+        self.contract: Contract = (
+            Contract.of(contract)
+            if contract is not None
+            else Contract.of(getattr(card, "contract", None)).fitted(aggregator)
+        )
         #: the last operation that changed the window was an evict (a drain may go on: Contract.evictable)
         self._draining = False
         self._has_snapshot = callable(getattr(aggregator, "snapshot", None))
@@ -189,14 +194,7 @@ class CheckedAggregator(RefuseGuarantee):
     @property
     def active_checks(self) -> tuple[str, ...]:
         """Which checks run after each operation."""
-        names = ["model"]
-        if self._checker is not None:
-            names.append("invariants")
-        if self._meter is not None:
-            names.append("budget")
-        if self._space:
-            names.append("space")
-        return tuple(names)
+        return self._checks(invariants=self._checker is not None, budget=self._meter is not None, space=self._space)
 
     # ----------------------------------------------------------------------------------------------------------
     # bookkeeping
@@ -323,16 +321,25 @@ class CheckedAggregator(RefuseGuarantee):
 
     def query(self) -> Any:
         """``inner.query()``, compared with the model's answer."""
-        op = self._begin("query")
+        return self._compared(self._begin("query"), "query()", self.inner.query, self.model.query)
+
+    def _compared(self, op: str, what: str, call: Callable[[], Any], answer: Callable[[], Any]) -> Any:
+        """``call()``'s answer (a query of some range), compared with the model's ``answer()`` and billed like a
+        query."""
         n, c0 = len(self.model), self._count()
-        got = self._guarded(op, self.inner.query)
+        got = self._guarded(op, call)
         used = self._count() - c0
-        want = self.model.query()
+        want = self.model_answer = answer()
         if not self._same(got, want):
-            raise self._mismatch(op, f"query() returned {got!r}, the model's answer is {want!r} (n={n})")
+            raise self._mismatch(op, f"{what} returned {got!r}, the model's answer is {want!r} (n={n})")
         self._verify_state(op)
         self._record(op, "query", n, used)
         return got
+
+    def _newest(self, r: int) -> Any:
+        """The model's answer for the newest ``min(r, n)`` elements."""
+        values = self.model.values()
+        return self.monoid.lower(fold(self.monoid, values[len(values) - min(r, len(values)) :]))
 
     def shift(self, value: Any) -> Any:
         """``inner.shift(value)`` (evict the oldest, insert ``value``, answer the query, in one call), checked
@@ -378,6 +385,7 @@ class CheckedAggregator(RefuseGuarantee):
         except Exception as exc:
             raise self._mismatch(op, f"the aggregator accepted a value the monoid's lift rejects ({exc!r})") from exc
         want = self.model.query()
+        self.model_answer = want
         if not self._same(got, want):
             raise self._mismatch(op, f"shift() returned {got!r}, the model's answer is {want!r} (n={n})")
         self._verify_state(op)
@@ -515,16 +523,7 @@ class CheckedAggregator(RefuseGuarantee):
         """``inner.query_range(r)`` (SlickDeque, FlatFIT: the newest ``min(r, n)`` elements), compared with the
         model's fold of those elements and billed like a query."""
         op = self._begin("query_range", r)
-        n, c0 = len(self.model), self._count()
-        got = self._guarded(op, lambda: self.inner.query_range(r))
-        used = self._count() - c0
-        values = self.model.values()
-        want = self.monoid.lower(fold(self.monoid, values[len(values) - min(r, n) :]))
-        if not self._same(got, want):
-            raise self._mismatch(op, f"query_range({r}) returned {got!r}, the model's answer is {want!r} (n={n})")
-        self._verify_state(op)
-        self._record(op, "query", n, used)
-        return got
+        return self._compared(op, f"query_range({r})", lambda: self.inner.query_range(r), lambda: self._newest(r))
 
     def _query_all(self) -> dict[int, Any]:
         """``inner.query_all()`` (SlickDeque's multi-query mode, 001 §4): ``{r: answer}`` for every registered
@@ -537,13 +536,14 @@ class CheckedAggregator(RefuseGuarantee):
         ranges = self.contract.ranges
         if not isinstance(got, dict) or (ranges is not None and set(got) != set(ranges)):
             raise self._mismatch(op, f"query_all() returned {self.labels.repr(got)}, not one answer per range {ranges}")
-        values = self.model.values()
+        wants: dict[int, Any] = {}
         for r, answer in got.items():
-            want = self.monoid.lower(fold(self.monoid, values[len(values) - min(r, n) :]))
+            want = wants[r] = self._newest(r)
             if not self._same(answer, want):
                 raise self._mismatch(
                     op, f"query_all() answers {answer!r} for range {r}, the model's answer is {want!r} (n={n})"
                 )
+        self.model_answer = wants
         self._verify_state(op)
         self._record(op, "query", n, used)
         return got
@@ -607,55 +607,40 @@ class CheckedNonFifoAggregator(CheckedAggregator):
     def remove(self, handle: Handle) -> None:
         """Non-FIFO eviction of a live element; a handle that is not live must raise InvalidHandleError."""
         op = self._begin("remove", handle)
-        n, c0 = len(self.model), self._count()
-        live = handle in self.model.handles()
-        try:
-            self.inner.remove(handle)
-        except InvalidHandleError as exc:
-            if live:
-                raise self._mismatch(op, f"remove({handle!r}) of a live element raised {exc!r}") from exc
-            self._after_failure(op, exc)
-            raise
-        except Exception as exc:
-            if not live:
-                raise self._mismatch(
-                    op, f"remove({handle!r}) of a dead handle raised {exc!r}, not InvalidHandleError"
-                ) from exc
-            self._after_failure(op, exc)
-            raise
-        if not live:
-            raise self._mismatch(op, f"remove({handle!r}) of a handle that is not live returned instead of raising")
-        used = self._count() - c0
-        self.model.remove(handle)
-        self._verify_state(op)
-        self._verify_handles(op)
-        self._record(op, "evict", n, used)
+        self._removal(op, [handle], lambda: self.inner.remove(handle), f"remove({handle!r})")
 
     def remove_many(self, handles: Iterable[Handle]) -> None:
         """Remove several live elements as one batch; any dead or repeated handle: InvalidHandleError, no change."""
         hs = list(handles)
         op = self._begin("remove_many", hs)
+        self._removal(op, hs, lambda: self.inner.remove_many(hs), f"remove_many({self.labels.repr(hs)})")
+
+    def _removal(self, op: str, hs: list[Handle], call: Callable[[], Any], what: str) -> None:
+        """``call()`` removes the elements of handles ``hs``: all live and distinct, or InvalidHandleError and
+        nothing changes."""
         n, c0 = len(self.model), self._count()
         live = set(self.model.handles())
         valid = len(set(hs)) == len(hs) and all(h in live for h in hs)
         try:
-            self.inner.remove_many(hs)
+            call()
         except InvalidHandleError as exc:
             if valid:
-                raise self._mismatch(op, f"remove_many of live handles raised {exc!r}") from exc
+                raise self._mismatch(op, f"{what} of live handles raised {exc!r}") from exc
             self._after_failure(op, exc)
             raise
         except Exception as exc:
+            if not valid:
+                raise self._mismatch(op, f"{what} of a dead handle raised {exc!r}, not InvalidHandleError") from exc
             self._after_failure(op, exc)
             raise
         if not valid:
-            raise self._mismatch(op, "remove_many with a dead or repeated handle returned instead of raising")
+            raise self._mismatch(op, f"{what} with a dead or repeated handle returned instead of raising")
         used = self._count() - c0
         for h in hs:
             self.model.remove(h)
         self._verify_state(op)
         self._verify_handles(op)
-        self._record(op, "evict", n, used, count=len(hs))
+        self._record(op, "evict", n, used, count=len(hs) if len(hs) != 1 or op.startswith("remove_many") else None)
 
     def batch(self, events: Iterable[tuple[Any, ...]]) -> list[Handle | None]:
         """Mixed insert/evict/remove events propagated once. A bad event raises after the events before it were
@@ -749,7 +734,7 @@ def checked_fifo(
     checker: CheckerFn | None = None,
     budget: Budget | None = None,
     seed: Iterable[Any] | None = None,
-    contract: Contract | None = None,
+    contract: Contract | str | Mapping[str, Any] | None = None,
 ) -> CheckedAggregator:
     """The FIFO kind's debug wrapper: :class:`CheckedNonFifoAggregator` for an algorithm of the ``handles`` ADT
     (or, when the card is unknown, an object offering the handle operations), else :class:`CheckedAggregator`.

@@ -45,10 +45,11 @@ from swagkit.spec.errors import EmptyWindowError
 from swagkit.spec.nonfifo import InvalidHandleError
 
 from ...strategies import strategy_for
-from ..base import Subject, expect_raises
+from ..base import Subject, expect_raises, traced_operations
 from ..machines import DEFAULT_MAX_WINDOW, WindowMachine, bind
 from .contract import Contract
 from .debug import CheckedAggregator, CheckedNonFifoAggregator, checked_fifo
+from .face import OPERATIONS
 
 __all__ = ["SwagMachine", "make_fifo_machine"]
 
@@ -58,20 +59,20 @@ class SwagMachine(WindowMachine):
 
     #: the declared contract (``None``: the card's, else unrestricted)
     contract: ClassVar[Contract | None] = None
+    trace_operations = traced_operations(OPERATIONS)
+    kind_name = "fifo"
+
+    checked: CheckedAggregator
 
     def __init__(self) -> None:
         super().__init__()
-        plain, monoid = self._monoids()
-        aggregator = self.subject.new(monoid)
-        self.swag: CheckedAggregator = checked_fifo(
-            aggregator, monoid=plain, algorithm=self.subject.name, facts=self.subject.facts, contract=self.contract
-        )
+        aggregator = self._check(checked_fifo, contract=self.contract)
         #: what the aggregator promises (the rules stay inside it)
-        self.promise: Contract = self.swag.contract
+        self.promise: Contract = self.checked.contract
         #: the registered ranges of a multi-query window (001 §4), longest first; () when none are declared
         self.ranges: tuple[int, ...] = self.promise.ranges or ()
         #: the aggregator also removes any live element by handle (002 §2.2): the non-FIFO rules apply
-        self.nonfifo = isinstance(self.swag, CheckedNonFifoAggregator)
+        self.nonfifo = isinstance(self.checked, CheckedNonFifoAggregator)
         #: the aggregator answers any range of the newest r elements too (``query_range``; SlickDeque Inv answers
         #: only its registered ranges, none in plain mode, and says so with ValueError on the empty aggregator)
         self.ranged = (
@@ -86,7 +87,25 @@ class SwagMachine(WindowMachine):
     def _expect_empty_window_error(self, action: str, count: int | None) -> None:
         """Misuse must raise EmptyWindowError and leave the state exactly as it was."""
         call = self.swag.evict if count is None else lambda: self.swag.evict_many(count)
-        expect_raises(call, EmptyWindowError, action, self.swag._snapshot)
+        with self.trace.under("misuse"):
+            expect_raises(call, EmptyWindowError, action, self.checked._snapshot)
+
+    def _insert_many(self, values: list[Any]) -> None:
+        """``insert_many`` where the aggregator offers it, else one ``insert`` per value (a trace step is one
+        call the aggregator gets)."""
+        if "insert_many" in self.offers:
+            self.swag.insert_many(values)
+        else:
+            for v in values:
+                self.swag.insert(v)
+
+    def _evict_many(self, count: int) -> None:
+        """``evict_many`` where the aggregator offers it, else ``count`` evicts."""
+        if "evict_many" in self.offers:
+            self.swag.evict_many(count)
+        else:
+            for _ in range(count):
+                self.swag.evict()
 
     def _room(self) -> int:
         """Inserts allowed now: into a fixed capacity within the cap any insert is valid (the oldest leaves)."""
@@ -96,17 +115,17 @@ class SwagMachine(WindowMachine):
         return super()._room()
 
     def _evictable(self) -> int:
-        return self.swag.evictable()
+        return self.checked.evictable()
 
     def _query(self) -> None:
         """A query when the contract allows one now."""
-        if self.swag.queryable():
+        if self.checked.queryable():
             self.swag.query()
 
     def _live(self) -> Any:
         """The non-FIFO model (:class:`~swagkit.spec.nonfifo.OrderedMultisetWindow`) of a non-FIFO aggregator."""
-        assert isinstance(self.swag, CheckedNonFifoAggregator)
-        return self.swag.model
+        assert isinstance(self.checked, CheckedNonFifoAggregator)
+        return self.checked.model
 
 
 def _answers_any_range(aggregator: Any) -> bool:
@@ -150,7 +169,7 @@ def make_fifo_machine(
             self._expect_empty_window_error("evict() on an empty window", None)
             self._step()
 
-        @precondition(lambda self: self.swag.queryable())
+        @precondition(lambda self: self.checked.queryable())
         @rule()
         def query(self) -> None:
             self.swag.query()
@@ -158,15 +177,15 @@ def make_fifo_machine(
 
         @rule(vs=st.lists(values, max_size=8))
         def insert_many(self, vs: list[Any]) -> None:
-            self.swag.insert_many(vs[: self._room()])
+            self._insert_many(vs[: self._room()])
             self._step()
 
         @rule(k=st.integers(min_value=0, max_value=8))
         def evict_many(self, k: int) -> None:
-            self.swag.evict_many(min(k, self._evictable()))
+            self._evict_many(min(k, self._evictable()))
             self._step()
 
-        @precondition(lambda self: self.misuse_rules and self.promise.misuse)
+        @precondition(lambda self: self.misuse_rules and self.promise.misuse and "evict_many" in self.offers)
         @rule(extra=st.integers(min_value=1, max_value=3))
         def evict_many_too_many(self, extra: int) -> None:
             n = len(self.swag)
@@ -178,7 +197,7 @@ def make_fifo_machine(
             """Insert ``vs`` cyclically until the window holds ``size`` values: big windows (several chunks)
             are reached often, not only by long insert streaks."""
             need = max(min(size, self.promise.capacity or size) - len(self.swag), 0)
-            self.swag.insert_many([vs[i % len(vs)] for i in range(need)])
+            self._insert_many([vs[i % len(vs)] for i in range(need)])
             self._step()
 
         @rule(vs=chunk)
@@ -213,12 +232,12 @@ def make_fifo_machine(
                     self._query()
             self._step()
 
-        @precondition(lambda self: "shift" in self.offers and self._evictable() > 0 and self.swag.queryable())
+        @precondition(lambda self: "shift" in self.offers and self._evictable() > 0 and self.checked.queryable())
         @rule(vs=chunk)
         def shifts(self, vs: list[Any]) -> None:
             """000 §7.1's static rounds through the one-call ``shift`` (evict, insert, query) where offered."""
             for v in vs:
-                if self._evictable() == 0 or not self.swag.queryable():
+                if self._evictable() == 0 or not self.checked.queryable():
                     break
                 self.swag.shift(v)
             self._step()
@@ -230,7 +249,10 @@ def make_fifo_machine(
         def shift_empty(self, value: Any) -> None:
             """``shift`` on an empty window must raise EmptyWindowError and change nothing."""
             shift = self.swag.shift
-            expect_raises(lambda: shift(value), EmptyWindowError, "shift() on an empty window", self.swag._snapshot)
+            with self.trace.under("misuse"):
+                expect_raises(
+                    lambda: shift(value), EmptyWindowError, "shift() on an empty window", self.checked._snapshot
+                )
             self._step()
 
         @precondition(lambda self: self.ranged)
@@ -248,14 +270,14 @@ def make_fifo_machine(
                 self.swag.query_range(r)
             self._step()
 
-        @precondition(lambda self: bool(self.ranges) and self.swag.queryable())
+        @precondition(lambda self: bool(self.ranges) and self.checked.queryable())
         @rule(i=st.integers(min_value=0, max_value=15))
         def query_registered_range(self, i: int) -> None:
             """One registered range of a multi-query window (001 §4)."""
             self.swag.query_range(self.ranges[i % len(self.ranges)])
             self._step()
 
-        @precondition(lambda self: self.answers_all and self.swag.queryable())
+        @precondition(lambda self: self.answers_all and self.checked.queryable())
         @rule()
         def query_all(self) -> None:
             """Every registered range at once, longest first (001 Algorithm 2's answer loop, cursor carried)."""
@@ -295,12 +317,13 @@ def make_fifo_machine(
             handle = data.draw(
                 st.one_of(st.integers(-2, len(live) + 8).filter(lambda h: h not in live), st.just("0")), label="dead"
             )
-            expect_raises(
-                lambda: self.swag.remove(handle),
-                InvalidHandleError,
-                f"remove({handle!r}) of a dead handle",
-                self.swag._snapshot,
-            )
+            with self.trace.under("misuse"):
+                expect_raises(
+                    lambda: self.swag.remove(handle),
+                    InvalidHandleError,
+                    f"remove({handle!r}) of a dead handle",
+                    self.checked._snapshot,
+                )
             self._step()
 
         @precondition(lambda self: self.nonfifo and len(self.swag) > 0 and "remove_many" in self.offers)
@@ -355,10 +378,12 @@ def make_fifo_machine(
                     elif op == "evict" and self._evictable() > 0:
                         self.swag.evict()
                     elif op == "insert_many" and self._room() >= 3 and not self.promise.full(len(self.swag) + 3):
-                        self.swag.insert_many([value, value, value])
+                        self._insert_many([value, value, value])
                     elif op == "evict_many" and self._evictable() > 0:
-                        self.swag.evict_many(min(3, self._evictable()))
-                    elif op == "shift" and "shift" in self.offers and self._evictable() > 0 and self.swag.queryable():
+                        self._evict_many(min(3, self._evictable()))
+                    elif (
+                        op == "shift" and "shift" in self.offers and self._evictable() > 0 and self.checked.queryable()
+                    ):
                         self.swag.shift(value)
                     else:
                         self._query()
@@ -378,9 +403,10 @@ def make_fifo_machine(
     return bound
 
 
-#: operations an aggregator may lack (their rules are off then): the handle operations a ``handles`` aggregator
-#: may lack (every registered one has them) and the one-call static-window step ``shift``
-_OPTIONAL_OPS = ("remove_many", "batch", "handles", "shift")
+#: operations an aggregator may lack (their rules are off then, or the machine makes the single calls): the bulk
+#: calls, the handle operations a ``handles`` aggregator may lack (every registered one has them) and the one-call
+#: static-window step ``shift``
+_OPTIONAL_OPS = ("insert_many", "evict_many", "remove_many", "batch", "handles", "shift")
 
 #: operations the ``combine_raises`` rule makes fail
 _FAULT_OPS = ("insert", "insert", "evict", "evict", "query", "insert_many", "evict_many", "shift")

@@ -91,12 +91,7 @@ class CheckedOutOfOrder(RefuseGuarantee):
     @property
     def active_checks(self) -> tuple[str, ...]:
         """Which checks run after each operation."""
-        names = ["model"]
-        if self._checker is not None:
-            names.append("invariants")
-        if self.meter is not None:
-            names.append("budget")
-        return tuple(names)
+        return self._checks(invariants=self._checker is not None, budget=self.meter is not None)
 
     # ------------------------------------------------------------------------------------------ bookkeeping
 
@@ -261,6 +256,7 @@ class CheckedOutOfOrder(RefuseGuarantee):
         n, c0 = len(self.model), self._counts()
         got = self._guarded(op, self.inner.query)
         want = self.model.query()
+        self.model_answer = want
         if not same_output(self.monoid, got, want):
             raise self._mismatch(op, f"query() returned {got!r}, the model's answer is {want!r} (n={n})")
         self._verify(op, read_only=True)
@@ -272,6 +268,7 @@ class CheckedOutOfOrder(RefuseGuarantee):
         op = self._begin("range_query", t_from, t_to)
         got = self._guarded(op, lambda: self.inner.range_query(t_from, t_to))
         want = self.model.range_query(t_from, t_to)
+        self.model_answer = want
         if not same_output(self.monoid, got, want):
             raise self._mismatch(
                 op, f"range_query({t_from!r}, {t_to!r}) returned {got!r}, the model's answer is {want!r}"

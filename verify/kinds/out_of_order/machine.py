@@ -31,9 +31,10 @@ from swagkit.spec.errors import EmptyWindowError
 from swagkit.spec.ooo import MissingTimeError, UnorderedBulkError
 
 from ...strategies import strategy_for
-from ..base import Subject, expect_raises
+from ..base import Subject, expect_raises, traced_operations
 from ..machines import DEFAULT_MAX_WINDOW, WindowMachine, bind
 from .debug import CheckedOutOfOrder, checked_ooo
+from .face import OPERATIONS
 
 __all__ = ["OutOfOrderMachine", "make_ooo_machine", "TIME_FLAVORS"]
 
@@ -62,13 +63,14 @@ _FAULT_OPS = ("insert", "insert", "evict", "bulk_evict", "bulk_insert", "range_q
 class OutOfOrderMachine(WindowMachine):
     """Base of the generated machines; :func:`make_ooo_machine` binds it and adds the rules."""
 
+    trace_operations = traced_operations(OPERATIONS)
+    kind_name = "out_of_order"
+
+    checked: CheckedOutOfOrder
+
     def __init__(self) -> None:
         super().__init__()
-        plain, monoid = self._monoids()
-        aggregator = self.subject.new(monoid)
-        self.swag: CheckedOutOfOrder = checked_ooo(
-            aggregator, monoid=plain, algorithm=self.subject.name, facts=self.subject.facts
-        )
+        self._check(checked_ooo)
         self.flavor = "int"
 
     def _time(self, k: int) -> Any:
@@ -95,7 +97,8 @@ class OutOfOrderMachine(WindowMachine):
         return out
 
     def _expect(self, error: type[Exception], call: Any) -> None:
-        expect_raises(call, error, "misuse")
+        with self.trace.under("misuse"):
+            expect_raises(call, error, "misuse")
 
 
 def make_ooo_machine(

@@ -1,4 +1,4 @@
-"""The executor side of :func:`~swagkit.verify.spark.frames.sliding_aggregate`: Arrow record batches of one sorted
+"""The executor side of :func:`~swagkit.optimized.spark.frames.sliding_aggregate`: Arrow record batches of one sorted
 partition in, the same rows with one column per aggregate out (the ``mapInArrow`` function).
 
 The partition arrives sorted by key, then by the order (``arrival`` first when given), so each key's rows are
@@ -23,6 +23,7 @@ import numpy as np
 
 from swagkit.spec.library import stable_key
 
+from ..factory import checked, create
 from .frames_keys import Algorithm, KeyState, Lane, Piece, RunData, new_key_state
 from .frames_spec import AggregateSpec, FrameSpec, with_null_lift
 
@@ -51,35 +52,25 @@ def sampled(key: tuple[Any, ...], fraction: float) -> bool:
 
 
 def resolve_algorithm(frame: FrameSpec) -> Algorithm:
-    """The executor's constructors: the class the driver resolved (the registry's optimized class with its registered
-    parameters, or the user's class) and its debug-mode twin (the kind's wrapper). The registry and the debug
-    wrappers (which import Hypothesis) are imported only when a key is checked."""
+    """The executor's constructors: the class the driver resolved (swagkit.optimized's class of a card, with the
+    card's parameters, or the user's class) and its debug-mode twin (wrapped in the kind's debug wrapper, which
+    imports the verification package and Hypothesis: only when a key is checked)."""
     params = dict(frame.algorithm_params)
     cls = frame.algorithm_class
     assert cls is not None
     algorithm_id = frame.algorithm
+    kind = "out_of_order" if frame.out_of_order else "fifo"
 
     def make(monoid: Any) -> Any:
         return cls(monoid, **params)
 
     def make_checked(monoid: Any) -> Any:
-        from swagkit.verify import registry
-        from swagkit.verify.debug import checked
-
         if algorithm_id is not None:
-            return registry.create(algorithm_id, monoid, "optimized", check=True)
-        kind = None if _registered(cls) else ("out_of_order" if frame.out_of_order else "fifo")
+            return create(algorithm_id, monoid, "optimized", check=True)
+        # a user's class: its kind's model, and the invariants and budget of the algorithm it names, if any
         return checked(cls(monoid, **params), monoid=monoid, kind=kind)
 
     return Algorithm(make, make_checked, cls)
-
-
-def _registered(cls: Any) -> bool:
-    """Whether ``cls`` says it implements a registered algorithm (``algorithm`` attribute): then debug mode also
-    runs that algorithm's invariant checker and budget, not only the model."""
-    from swagkit.verify import registry
-
-    return isinstance(getattr(cls, "algorithm", None), str) and cls.algorithm in registry.ALGORITHMS
 
 
 def partition_function(

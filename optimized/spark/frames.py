@@ -16,7 +16,8 @@ rows stream through one aggregator per output column, carried across Arrow batch
 :mod:`.frames_keys`), so an executor's memory is bounded by the window and a chunk, not by the key's rows. For
 ``rows=W`` an in-order algorithm runs each chunk of a key as one :func:`swagkit.optimized.window_array` call (one C
 loop for the typed kinds ``sum_f64``, ``max_i64`` ...). The default algorithm is DABA Lite (paper 000 §6:
-worst-case O(1) ⊗ per insert, evict and query); any in-order (FIFO) registry id works, or a user's class built as
+worst-case O(1) ⊗ per insert, evict and query); any in-order (FIFO) algorithm id of the cards works (its
+:mod:`swagkit.optimized` class, as :func:`swagkit.optimized.create` builds it), or a user's class built as
 ``cls(monoid)``. The output rows come back in partition, key and order, like Spark's window operator's.
 
 **Out of order** (``algorithm="fiba"``, paper 003, with ``range=T``). With an ``arrival`` column the rows of a key
@@ -35,8 +36,10 @@ algorithms' (Spark's ``rangeBetween(-T, 0)``). FiBA also runs ``rows=W`` frames 
 **Debug mode.** ``check=True`` runs the keys of a deterministic sample (``check_fraction`` of them, by a hash of
 the key) through the aggregator's debug wrapper (:func:`swagkit.verify.debug.checked`: model, invariants, ⊗
 budget after every operation; O(window) per operation), raising :class:`~.frames_keys.FrameCheckError` in the task
-if one fails. Errors in the arguments (unknown column or monoid id, a type that does not fit, both or neither of
-``rows``/``range``, ``W < 1`` ...) raise ``ValueError``/``TypeError`` before any job runs.
+if one fails. That is the only path into :mod:`swagkit.verify` (and Hypothesis), taken on the executors; without
+``check=True`` nothing here imports verification code. Errors in the arguments (unknown column or monoid id, a
+type that does not fit, both or neither of ``rows``/``range``, ``W < 1`` ...) raise ``ValueError``/``TypeError``
+before any job runs.
 """
 
 from __future__ import annotations
@@ -45,9 +48,13 @@ import numbers
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from swagkit.spec.algorithms import CARDS, AlgorithmCard
+from swagkit.spec.errors import RegistryError, UnsupportedMonoidError
 from swagkit.spec.library import LIBRARY
 from swagkit.spec.monoid import Monoid
 
+from .._support import is_f64_kind, lower_is_identity, typed_kind
+from ..factory import algorithm_card, algorithm_class
 from .frames_spec import AggregateSpec, FrameSpec, input_rule, library_default_output
 
 if TYPE_CHECKING:
@@ -63,6 +70,15 @@ DEFAULT_CHECK_FRACTION = 0.1
 
 #: an aggregate: (monoid, input column) or (monoid, input column, output type)
 AggregateArg = tuple[Any, ...]
+
+#: what the executor (:mod:`.frames_keys`) calls on an aggregator, by kind and frame (``rows``: ``window_array``
+#: or one operation at a time, FiBA's ``slide``; ``range``: a group at a time) -- a user's class must offer it
+_CALLS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("fifo", "rows"): ("insert", "evict", "query", "__len__"),
+    ("fifo", "range"): ("insert_many", "evict_many", "query"),
+    ("out_of_order", "rows"): ("slide", "insert", "evict", "query", "__len__"),
+    ("out_of_order", "range"): ("insert", "bulk_evict", "query", "range_query"),
+}
 
 
 def sliding_aggregate(
@@ -86,8 +102,8 @@ def sliding_aggregate(
 
     ``monoid`` is a library id (:data:`swagkit.spec.library.LIBRARY`: ``"sum_i64"``, ``"max_f64"``,
     ``"string_concat"``, ``"count"``, ``"mean"``, ``"argmax"`` ...) or a :class:`~swagkit.spec.monoid.Monoid`;
-    output types follow :mod:`.frames_spec`. ``algorithm``: a registry id of an in-order (FIFO) algorithm
-    (default ``"daba_lite"``) or of FiBA (``"fiba"``, ``"fiba_mu2"`` ...), or a class taking the monoid.
+    output types follow :mod:`.frames_spec`. ``algorithm``: the id of an in-order (FIFO) algorithm (default
+    ``"daba_lite"``) or of FiBA (``"fiba"``, ``"fiba_mu2"`` ...), or a class taking the monoid.
     ``num_partitions``: the shuffle's partition count (default ``spark.sql.shuffle.partitions``). ``chunk_rows``:
     rows an executor gathers before computing (at least W for ``rows=W``; memory is O(chunk + window)).
 
@@ -102,7 +118,7 @@ def sliding_aggregate(
     if not aggregates:
         raise ValueError("sliding_aggregate: aggregates is empty; give at least one {'out': (monoid, 'column')}")
     window_rows, window_range, time_is_float = _window(rows, range, order, schema)
-    algorithm_id, algorithm_class, params, out_of_order = _algorithm(algorithm)
+    algorithm_id, cls, params, out_of_order = _algorithm(algorithm, "rows" if window_rows is not None else "range")
     arrival = _arrival(arrival, lateness, window_range, out_of_order, schema)
     if not 0.0 < check_fraction <= 1.0:
         raise ValueError(f"sliding_aggregate: check_fraction must be in (0, 1], got {check_fraction!r}")
@@ -122,7 +138,7 @@ def sliding_aggregate(
         arrival=arrival,
         lateness=lateness,
         algorithm=algorithm_id,
-        algorithm_class=algorithm_class,
+        algorithm_class=cls,
         algorithm_params=params,
         out_of_order=out_of_order,
         time_is_float=time_is_float,
@@ -190,37 +206,51 @@ def _window(
     return None, float(span) if is_float else int(span), is_float
 
 
-def _algorithm(algorithm: Any) -> tuple[str | None, Callable[..., Any] | None, tuple[tuple[str, Any], ...], bool]:
-    """(registry id or None, the class -- swagkit.optimized's or the user's --, constructor parameters,
-    out-of-order kind)."""
-    from swagkit.verify import registry
-    from swagkit.verify.kinds import kind as kind_named
-
-    usable = [
-        a.id
-        for a in registry.ALGORITHMS.values()
-        if a.kind.name == "out_of_order" or (a.kind.name == "fifo" and not a.params)
-    ]
+def _algorithm(
+    algorithm: Any, frame: str
+) -> tuple[str | None, Callable[..., Any] | None, tuple[tuple[str, Any], ...], bool]:
+    """(algorithm id or None, the class -- swagkit.optimized's or the user's --, constructor parameters,
+    out-of-order kind), for a ``frame`` of ``"rows"`` or ``"range"``."""
+    usable = [c.id for c in CARDS if c.kind == "out_of_order" or (c.kind == "fifo" and not c.params)]
     if isinstance(algorithm, str):
-        info = registry.ALGORITHMS.get(algorithm)
-        if info is None or algorithm not in usable:
+        if algorithm not in usable:
             raise ValueError(f"sliding_aggregate: unknown algorithm {algorithm!r}; use one of {', '.join(usable)}")
-        cls = registry.resolve_class(algorithm, "optimized")
-        if cls is None:
-            raise ValueError(f"sliding_aggregate: swagkit.optimized does not provide {algorithm!r}")
-        return algorithm, cls, tuple(dict(info.params).items()), info.kind.name == "out_of_order"
+        card = algorithm_card(algorithm)
+        return (
+            algorithm,
+            algorithm_class(algorithm, "optimized"),
+            tuple(card.params.items()),
+            card.kind == "out_of_order",
+        )
     if not callable(algorithm):
-        raise TypeError(f"sliding_aggregate: algorithm must be a registry id or a class, got {algorithm!r}")
-    registered = registry.ALGORITHMS.get(getattr(algorithm, "algorithm", None) or "")
-    kind = (
-        registered.kind
-        if registered is not None
-        else kind_named("out_of_order" if callable(getattr(algorithm, "range_query", None)) else "fifo")
-    )
-    missing = kind.check_implements(algorithm)
+        raise TypeError(f"sliding_aggregate: algorithm must be an algorithm id or a class, got {algorithm!r}")
+    named = _card_of(algorithm)
+    if named is not None and named.kind not in ("fifo", "out_of_order"):
+        raise TypeError(
+            f"sliding_aggregate: {algorithm!r} implements {named.id}, of the {named.kind} kind; sliding_aggregate "
+            "runs in-order (fifo) and out-of-order aggregators"
+        )
+    if named is not None:
+        kind = named.kind
+    else:  # a class of no algorithm: its face tells
+        kind = "out_of_order" if callable(getattr(algorithm, "range_query", None)) else "fifo"
+    missing = [name for name in _CALLS[kind, frame] if getattr(algorithm, name, None) is None]
     if missing:
-        raise TypeError(f"sliding_aggregate: {algorithm!r} lacks {', '.join(missing)} of a {kind.name} aggregator")
-    return None, algorithm, (), kind.name == "out_of_order"
+        raise TypeError(
+            f"sliding_aggregate: {algorithm!r} lacks {', '.join(missing)} of a {kind} aggregator ({frame} frames)"
+        )
+    return None, algorithm, (), kind == "out_of_order"
+
+
+def _card_of(cls: Any) -> AlgorithmCard | None:
+    """The card of the algorithm ``cls`` says it implements (its ``algorithm`` attribute), if any."""
+    name = getattr(cls, "algorithm", None)
+    if not isinstance(name, str):
+        return None
+    try:
+        return algorithm_card(name)
+    except RegistryError:
+        return None
 
 
 def _arrival(
@@ -242,8 +272,6 @@ def _aggregate(name: Any, arg: Any, schema: StructType) -> tuple[AggregateSpec, 
     """One output column's :class:`AggregateSpec` and Spark type, checked against the input column's type."""
     from pyspark.sql.pandas.types import to_arrow_type
     from pyspark.sql.types import DoubleType, FloatType, StructType
-
-    from swagkit.optimized._support import is_f64_kind, lower_is_identity, typed_kind
 
     if not isinstance(name, str) or not name:
         raise TypeError(f"sliding_aggregate: output column names are non-empty strings, got {name!r}")
@@ -349,13 +377,9 @@ def _default_type(rule: str, input_type: DataType) -> DataType:
 
 def _require_monoids(algorithm_id: str, specs: Sequence[AggregateSpec]) -> None:
     """The algorithm's monoid requirements (SlickDeque: selective or invertible ...), before the job."""
-    from swagkit.verify import registry
-
-    info = registry.algorithm(algorithm_id)
+    card = algorithm_card(algorithm_id)
     for spec in specs:
-        missing = info.missing_properties(spec.monoid())
-        if missing:
-            raise TypeError(
-                f"sliding_aggregate: {algorithm_id} needs a monoid with {' or '.join(info.requires)}; "
-                f"aggregate {spec.name!r} ({spec.monoid().name}) does not declare {', '.join(missing)}"
-            )
+        try:
+            card.require_supported(spec.monoid())
+        except UnsupportedMonoidError as err:
+            raise UnsupportedMonoidError(f"sliding_aggregate: aggregate {spec.name!r}: {err}") from None

@@ -1,4 +1,4 @@
-"""What one :func:`~swagkit.verify.spark.frames.sliding_aggregate` call computes, in plain data (issue 15 §3).
+"""What one :func:`~swagkit.optimized.spark.frames.sliding_aggregate` call computes, in plain data (issue 15 §3).
 
 The driver resolves the user's arguments into a :class:`FrameSpec` (partition keys, order, the window, the
 algorithm, the check sample) and one :class:`AggregateSpec` per output column; both are pickled to the executors,
@@ -129,7 +129,7 @@ class FrameSpec:
     whose order value lies in ``[t - range, t]``, peers included) is set. ``arrival``: the column giving the order
     in which rows reach the aggregator (``None``: the ``order_by`` order); ``lateness``: how far behind the largest
     event time seen a row may arrive (``None``: unbounded, every arrived row of a key is kept).
-    ``algorithm``: a registry id (``algorithm_class`` is then its optimized class), or ``None`` when
+    ``algorithm``: an algorithm id (``algorithm_class`` is then its optimized class), or ``None`` when
     ``algorithm_class`` is a user's class; ``algorithm_params``: the constructor's keywords; ``out_of_order``: the
     algorithm is of the out-of-order kind (FiBA: ``insert(t, v)``, ``bulk_evict``, ``range_query``).
     ``time_is_float``: the ``range`` order column is floating point (strict bounds use ``nextafter``).
