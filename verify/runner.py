@@ -95,8 +95,9 @@ class Finding:
 
 @dataclass
 class Outcome:
-    """How one run ended: ``status`` ``PASS``, ``FAIL`` (``findings`` say what) or ``ERROR`` (swagkit itself
-    broke: ``error``); ``examples``/``steps`` run, ``seconds``, a ``reproduce`` command and ``details``."""
+    """How one run ended: ``status`` ``PASS``, ``FAIL`` (``findings`` say what), ``ERROR`` (swagkit itself
+    broke: ``error``) or ``SKIP`` (``note`` says why: a corpus file the implementation cannot run);
+    ``examples``/``steps`` run, ``seconds``, a ``reproduce`` command and ``details``."""
 
     name: str
     status: str
@@ -112,7 +113,8 @@ class Outcome:
 
     @property
     def failed(self) -> bool:
-        return self.status != "PASS"
+        """FAIL or ERROR (a SKIP -- a corpus file the implementation cannot run -- is neither)."""
+        return self.status in ("FAIL", "ERROR")
 
     @property
     def headline(self) -> str:

@@ -43,9 +43,10 @@ from ..kinds import kind as kind_named
 from ..kinds.base import NoFacts
 from ..process import CONFORMANCE
 from ..replay import Target, run_steps
+from ..runner import Outcome
 from ..trace import Step
 from .cases import CASES, Case, _Trace
-from .run import INDEX, Outcome, corpus_files, run_files
+from .run import INDEX, corpus_files, run_files
 
 __all__ = [
     "VERSION",
@@ -200,10 +201,11 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     start = time.perf_counter()
 
     def show(o: Outcome) -> None:
-        first = o.detail.splitlines()[0] if o.detail and o.status != "PASS" else f"{o.operations} operations"
-        print(f"{o.status:<4} {o.path}: {first}", file=out, flush=True)
-        if o.status == "FAIL" and "\n" in o.detail:
-            print("\n".join("     " + ln for ln in o.detail.splitlines()[1:]), file=out)
+        detail = o.findings[0].failure if o.findings else o.note
+        first = detail.splitlines()[0] if detail and o.status != "PASS" else f"{o.steps} operations"
+        print(f"{o.status:<4} {o.name}: {first}", file=out, flush=True)
+        if o.status == "FAIL" and "\n" in detail:
+            print("\n".join("     " + ln for ln in detail.splitlines()[1:]), file=out)
 
     try:
         outcomes = run_files(
@@ -225,7 +227,7 @@ def run_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     verdict = "FAILED" if counts["FAIL"] else "OK" if counts["PASS"] else "NOTHING RAN"
     print(
         f"\n{verdict}: {counts['PASS']} passed, {counts['FAIL']} failed, {counts['SKIP']} skipped of "
-        f"{len(outcomes)} corpus files ({sum(o.operations for o in outcomes if o.status != 'SKIP'):,} operations "
+        f"{len(outcomes)} corpus files ({sum(o.steps for o in outcomes if o.status != 'SKIP'):,} operations "
         f"in the files run) in {time.perf_counter() - start:.1f}s",
         file=out,
     )

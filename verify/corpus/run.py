@@ -1,13 +1,14 @@
 """``swagkit corpus run``: replay every file of an exported corpus on an implementation (``--impl`` or
-``--exec``), skipping the files whose ops it does not offer; PASS/FAIL/SKIP per file as an :class:`Outcome`."""
+``--exec``), skipping the files whose ops it does not offer; PASS/FAIL/SKIP per file, each as every run's
+:class:`~swagkit.verify.runner.Outcome`."""
 
 from __future__ import annotations
 
 import io
 import json
 import os
+import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from swagkit.spec.errors import UnsupportedMonoidError
@@ -16,6 +17,7 @@ from .. import replay, replayfile
 from ..guard import Deadline, Guarded
 from ..options import detect, load
 from ..process import CONFORMANCE, conformance_monoids_registered, process_factory
+from ..runner import Finding, Outcome
 
 #: the index file of an exported corpus (here, not in the package, which imports this module: export writes it)
 INDEX = "index.json"
@@ -96,14 +98,12 @@ class _Subject:
                 close()
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """One file's result: ``status`` PASS, FAIL or SKIP, and why (``detail``)."""
-
-    path: str
-    status: str
-    detail: str
-    operations: int = 0
+def _outcome(path: str, status: str, detail: str, steps: int = 0, seconds: float = 0.0) -> Outcome:
+    """A file's result as every run's :class:`~swagkit.verify.runner.Outcome`: ``status`` PASS, FAIL (``detail``:
+    the replay's report, a finding) or SKIP (``detail``: why, in ``note``); ``steps``: the file's."""
+    if status == "FAIL":
+        return Outcome(path, status, seconds, steps=steps, findings=[Finding("correctness", detail)])
+    return Outcome(path, status, seconds, steps=steps, note=detail)
 
 
 def run_files(
@@ -145,20 +145,21 @@ def _run_file(
     try:
         file = replayfile.read(path)
     except (OSError, ValueError) as exc:
-        return Outcome(rel, "FAIL", f"not a corpus file: {exc}")
+        return _outcome(rel, "FAIL", f"not a corpus file: {exc}")
     header, ops = file.header, file.steps
     kind, monoid = str(header["kind"]), str(header["monoid"])
     if kinds and kind not in kinds or monoids and monoid not in monoids:
         return None
     offer = subject.offer(kind, monoid)
     if isinstance(offer, str):
-        return Outcome(rel, "SKIP", offer, len(ops))
+        return _outcome(rel, "SKIP", offer, len(ops))
     factory, offered = offer
     wanted = header.get("ops")
     lacking = sorted(set(wanted if isinstance(wanted, list) else {op.name for op in ops}) - offered)
     if lacking:
-        return Outcome(rel, "SKIP", f"needs {', '.join(map(str, lacking))} (not offered)", len(ops))
+        return _outcome(rel, "SKIP", f"needs {', '.join(map(str, lacking))} (not offered)", len(ops))
     said = io.StringIO()
+    start = time.perf_counter()
     status = replay.run(path, subject.target(factory), out=said)
     detail = said.getvalue().strip()
-    return Outcome(rel, "PASS" if status == 0 else "FAIL", detail, len(ops))
+    return _outcome(rel, "PASS" if status == 0 else "FAIL", detail, len(ops), time.perf_counter() - start)

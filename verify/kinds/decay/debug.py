@@ -476,23 +476,29 @@ class CheckedWindowStructure(_Checked):
         return float(got)
 
     def decayed_quantile(self, phi: float, *args: Any) -> int | None:
-        op = self._begin("decayed_quantile", phi, *args)
-        got = self.inner.decayed_quantile(phi, *args)
-        decay = self._decay_of(args)
-        total, ranges = self._decayed_spec(decay)
-        self._same(op, f"decayed_quantile({phi})", got, quantile_from(total, ranges, phi))
-        v = quantile_violation(self.oracle.decayed_profile(decay), got, phi, self.inner.eps)
-        if self.guaranteed and v is not None:
-            raise self._mismatch(op, v)
+        got = self._decayed_phi("decayed_quantile", phi, args, quantile_from, quantile_violation)
         return got  # type: ignore[no-any-return]
 
     def decayed_heavy_hitters(self, phi: float, *args: Any) -> list[int]:
-        op = self._begin("decayed_heavy_hitters", phi, *args)
-        got = list(self.inner.decayed_heavy_hitters(phi, *args))
+        return list(self._decayed_phi("decayed_heavy_hitters", phi, args, heavy_from, heavy_hitters_violation))
+
+    def _decayed_phi(
+        self,
+        name: str,
+        phi: float,
+        args: tuple[Any, ...],
+        exact: Callable[[Any, Any, float], Any],
+        violation: Callable[[Any, Any, float, float], str | None],
+    ) -> Any:
+        """``inner.name(phi, *args)`` under the decay ``args`` name: the spec's answer over the exact decayed
+        ranges, and (where the structure guarantees it) within the ε bound of the oracle's profile."""
+        op = self._begin(name, phi, *args)
+        got = getattr(self.inner, name)(phi, *args)
+        got = list(got) if name == "decayed_heavy_hitters" else got
         decay = self._decay_of(args)
         total, ranges = self._decayed_spec(decay)
-        self._same(op, f"decayed_heavy_hitters({phi})", got, heavy_from(total, ranges, phi))
-        v = heavy_hitters_violation(self.oracle.decayed_profile(decay), got, phi, self.inner.eps)
+        self._same(op, f"{name}({phi})", got, exact(total, ranges, phi))
+        v = violation(self.oracle.decayed_profile(decay), got, phi, self.inner.eps)
         if self.guaranteed and v is not None:
             raise self._mismatch(op, v)
         return got

@@ -218,6 +218,9 @@ class CheckedAggregator(RefuseGuarantee):
             self._draining = False
 
     def _count(self) -> int:
+        """``combine_count`` where a budget is metered (else 0: a read costs a request of an ``--exec`` program)."""
+        if self._meter is None:
+            return 0
         count = getattr(self.inner, "combine_count", 0)
         return count if isinstance(count, int) else 0
 

@@ -96,6 +96,10 @@ class CheckedOutOfOrder(RefuseGuarantee):
     # ------------------------------------------------------------------------------------------ bookkeeping
 
     def _counts(self) -> tuple[int, int]:
+        """``(combine_count, touched_count)`` where a budget is metered (else zeros: a read costs a request of an
+        ``--exec`` program)."""
+        if self.meter is None:
+            return 0, 0
         c = getattr(self.inner, "combine_count", 0)
         t = getattr(self.inner, "touched_count", 0)
         return (c if isinstance(c, int) else 0), (t if isinstance(t, int) else 0)
