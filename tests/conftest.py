@@ -23,6 +23,23 @@ settings.register_profile("dev", deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """tools/check.sh runs the suite twice, compiled and pure-Python (``SWAGKIT_PASS``); a test marked ``once``
+    does not depend on that switch and runs in one pass only: the compiled one, unless its module says
+    ``ONCE_PASS = "pure"`` (which keeps the two passes about equally long). Without ``SWAGKIT_PASS`` every test
+    runs."""
+    which = os.environ.get("SWAGKIT_PASS")
+    if which not in ("compiled", "pure"):
+        return
+    keep, drop = [], []
+    for item in items:
+        home = getattr(getattr(item, "module", None), "ONCE_PASS", "compiled")
+        (drop if item.get_closest_marker("once") is not None and home != which else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
 @pytest.fixture(scope="session")
 def spark() -> Iterator[Any]:
     """The one local Spark session of a test run (the JVM takes 8-16 s to start): every Spark test asks for

@@ -32,8 +32,9 @@ from swagkit.verify.process import CONFORMANCE
 
 PROTOCOL = Path(__file__).parent / "protocol"
 
-#: independent of swagkit.optimized: run once (tools/check.sh's compiled pass)
+#: independent of swagkit.optimized: run once, in tools/check.sh's pure-Python pass (conftest.py balances them)
 pytestmark = pytest.mark.once
+ONCE_PASS = "pure"
 
 needs_cc = pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
 

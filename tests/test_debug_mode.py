@@ -11,7 +11,7 @@ import pytest
 from swagkit.reference import DABA, TwoStacks, TwoStacksLite
 from swagkit.spec.checkers import CHECKERS
 from swagkit.spec.errors import BudgetExceeded, EmptyWindowError, InvariantViolation, ModelMismatch
-from swagkit.spec.library import string_concat, sum_i64, sum_monoid
+from swagkit.spec.library import max_i64, string_concat, sum_i64, sum_monoid
 from swagkit.spec.snapshots import RecalcState
 from swagkit.verify import CheckedAggregator, checked, registry
 from swagkit.verify.errors import BudgetExceededAt, InvariantViolationAt, ModelMismatchAt
@@ -272,3 +272,22 @@ def test_docstring_examples() -> None:
     import swagkit.verify.debug
 
     assert doctest.testmod(swagkit.verify.debug).failed == 0
+
+
+# issue 23: debug mode infers what it can from the object
+
+
+@pytest.mark.parametrize("impl", ["reference", "optimized"])
+def test_checked_takes_a_multi_query_slickdeque_as_it_was_built(impl: str) -> None:
+    import importlib
+
+    cls = importlib.import_module(f"swagkit.{impl}").SlickDequeNonInv
+    for contract in (None, "capacity=5,ranges=3/5", {"capacity": 5, "ranges": [3, 5]}):
+        w = checked(cls(max_i64(), ranges=(3, 5)), contract=contract)
+        for x in (6, 5, 0, 1, 3, 4, 2, 7):  # past the capacity: the oldest leaves by itself
+            w.insert(x)
+        assert w.query_all() == {5: 7, 3: 7} and len(w) == 5
+    w = checked(cls(max_i64(), ranges=(3, 5)), algorithm="slickdeque_noninv_ranges")  # the card's id, own ranges
+    for x in (6, 5, 0, 1, 3, 4):
+        w.insert(x)
+    assert w.query_all() == {5: 5, 3: 4}

@@ -29,14 +29,13 @@ from hypothesis import strategies as st
 
 from swagkit import reference
 from swagkit.spec.errors import EmptyWindowError
-from swagkit.spec.library import max_i64
 from swagkit.spec.monoid import Monoid
-from swagkit.verify import checked
 from swagkit.verify.cli import main
 from swagkit.verify.replayfile import ReplayFileError, parse, read
 
-#: independent of swagkit.optimized: run once (tools/check.sh's compiled pass)
+#: independent of swagkit.optimized: run once, in tools/check.sh's pure-Python pass (conftest.py balances them)
 pytestmark = pytest.mark.once
+ONCE_PASS = "pure"
 
 HERE = __name__
 
@@ -362,26 +361,6 @@ def test_a_users_monoid_that_makes_nan_is_blamed_not_the_aggregator(capsys: pyte
     code, out, err = _run(["verify", "--impl", f"{HERE}:TwoStacks", "--monoid", f"{HERE}:nan_sum"], capsys)
     assert code == 1
     assert "monoid laws" in out and "nan" in out.lower() and "query() returned" not in out
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# debug mode infers what it can from the object
-
-
-@pytest.mark.parametrize("impl", ["reference", "optimized"])
-def test_checked_takes_a_multi_query_slickdeque_as_it_was_built(impl: str) -> None:
-    import importlib
-
-    cls = importlib.import_module(f"swagkit.{impl}").SlickDequeNonInv
-    for contract in (None, "capacity=5,ranges=3/5", {"capacity": 5, "ranges": [3, 5]}):
-        w = checked(cls(max_i64(), ranges=(3, 5)), contract=contract)
-        for x in (6, 5, 0, 1, 3, 4, 2, 7):  # past the capacity: the oldest leaves by itself
-            w.insert(x)
-        assert w.query_all() == {5: 7, 3: 7} and len(w) == 5
-    w = checked(cls(max_i64(), ranges=(3, 5)), algorithm="slickdeque_noninv_ranges")  # the card's id, own ranges
-    for x in (6, 5, 0, 1, 3, 4):
-        w.insert(x)
-    assert w.query_all() == {5: 5, 3: 4}
 
 
 # ----------------------------------------------------------------------------------------------------------------

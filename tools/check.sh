@@ -22,13 +22,15 @@ MYPYPATH=build/tree .venv/bin/mypy --strict --cache-dir build/mypy-cache \
 export HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-ci}
 # The two passes are independent processes (their own Spark session, their own temporary directories): they run
 # side by side, one per core, and their reports are printed one after the other.
-# (CrossHair runs only spec and reference, and the "once" tests never touch swagkit.optimized -- the spec, users'
-# classes, protocol programs --: they do not depend on the switch, and one run is enough)
+# (CrossHair runs only spec and reference: once, in the compiled pass. The "once" tests never touch
+# swagkit.optimized -- the spec, users' classes, protocol programs --: they do not depend on the switch, and one run
+# is enough; tests/conftest.py gives each to one pass (SWAGKIT_PASS; a module's ONCE_PASS), which balances the two.)
 mkdir -p build
 echo "== pytest: the compiled extension and the pure-Python fallback (SWAGKIT_PUREPYTHON=1), in parallel"
-SWAGKIT_EXPECT_COMPILED=1 .venv/bin/python -m pytest -p no:cacheprovider -q "$@" >build/pytest-compiled.log 2>&1 &
+SWAGKIT_PASS=compiled SWAGKIT_EXPECT_COMPILED=1 .venv/bin/python -m pytest -p no:cacheprovider -q "$@" \
+    >build/pytest-compiled.log 2>&1 &
 compiled=$!
-SWAGKIT_PUREPYTHON=1 .venv/bin/python -m pytest -p no:cacheprovider -q -m "not crosshair and not once" "$@" \
+SWAGKIT_PASS=pure SWAGKIT_PUREPYTHON=1 .venv/bin/python -m pytest -p no:cacheprovider -q -m "not crosshair" "$@" \
     >build/pytest-pure.log 2>&1 &
 pure=$!
 status=0

@@ -38,7 +38,7 @@ from ..options import MAX_WINDOW_LIMIT, UsageError
 from ..runner import Outcome, Task, run_task
 from ..strategies import strategy_for
 from .common import Progress, print_findings, table
-from .own import add_own_arguments, own_command
+from .own import add_own_arguments, options_of, own_command
 
 __all__ = ["add_verify_arguments", "verify", "DEFAULT_EXAMPLES", "DEFAULT_STEPS"]
 
@@ -226,6 +226,8 @@ def verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     examples, steps = sizes(args)
     if args.tolerance is not None and not (args.impl or args.exec_cmd or args.spark):
         raise UsageError("--tolerance applies to --impl/--exec runs (the library monoids state their own)")
+    if args.impl is not None or args.exec_cmd is not None:
+        options_of(args, examples, steps)  # every value the user gave is checked before anything runs
     if args.spark:
         return spark_only(args, out, err)
     if args.spark_sql:
