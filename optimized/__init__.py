@@ -12,8 +12,8 @@ package's classes.
   / int64 and call no Python function per ⊗; other monoids call ``monoid.combine``.
 * ``window_array`` runs a whole count-based window in one C loop for the classes whose extension registers a
   fast path, returning an ``array.array`` for typed kinds (a list otherwise). ``window_sum`` (beyond the
-  reference API) sums ``sum_f64``/``sum_i64`` windows by subtract-on-evict at bottleneck's speed, floats within a
-  stated error bound (:mod:`._window_sum`).
+  reference API) sums ``sum_f64``/``sum_i64`` windows at bottleneck's speed, each float answer a summation of its
+  own frame's values (within the frame's any-order bound; :mod:`._window_sum`).
 * ``create(algorithm_id, monoid)`` (:mod:`.factory`) builds any card's algorithm by id, from this package (or
   ``implementation="reference"``), without loading the verification package unless debug mode is on
   (``check=True`` or ``SWAGKIT_CHECK``). :mod:`swagkit.optimized.spark` holds ``sliding_aggregate``, per-key sliding

@@ -8,9 +8,10 @@
 # a growable ring buffer of C slots (power-of-two size; O(1) amortized growth, indexing O(1)); Inv in multi-query
 # mode uses a fixed ring of W slots as Algorithm 1.
 #
-# ``_window_sum`` is the compiled kernel of ``swagkit.optimized.window_sum`` (include/window_sum.h: the plain-mode
-# Inv running sum as one C loop, refolded once per window for sum_f64; see optimized/_window_sum.py), and the
-# sum_i64 ``window_array`` path of SlickDequeInv runs it too (exact: any order of wrapping additions agrees).
+# ``_window_sum`` is the compiled kernel of ``swagkit.optimized.window_sum`` (include/window_sum.h, one C loop: the
+# plain-mode Inv running sum for sum_i64, and for sum_f64 block prefix and suffix folds that keep every answer a
+# summation tree over its own frame; see optimized/_window_sum.py), and the sum_i64 ``window_array`` path of
+# SlickDequeInv runs it too (exact: any order of wrapping additions agrees).
 #
 # Hardening (issue 12), as the reference (see its module docstring): exception safety *strong* (every ⊗ and
 # inverse result, and a refold made due by the update, is computed before anything is written; the typed paths
@@ -155,6 +156,7 @@ cdef extern from "window_sum.h":
     Py_ssize_t swag_first_nan_f64(const double* x, Py_ssize_t n) noexcept nogil
     int swag_window_sum_f64(const double* x, Py_ssize_t n, Py_ssize_t w, double* out) noexcept nogil
     void swag_window_sum_i64(const int64_t* x, Py_ssize_t n, Py_ssize_t w, int64_t* out) noexcept nogil
+    void swag_advise_hugepages(void* p, size_t nbytes) noexcept nogil
 
 
 cdef object _f64_buffer(object values, Py_ssize_t* n_ok):
@@ -1604,6 +1606,15 @@ def _negate(x):
 # window_array fast path
 
 
+cdef object _new_sum_output(int kind, Py_ssize_t n):
+    """``new_out_array(kind, n)`` on huge pages when it is large (``swag_advise_hugepages``: bottleneck's numpy
+    outputs get them; with 4 KiB pages the page faults of a fresh output cost more than the sums)."""
+    out = new_out_array(kind, n)
+    if n > 0:
+        swag_advise_hugepages((<cpython.array.array>out).data.as_voidptr, <size_t>n * sizeof(Slot))
+    return out
+
+
 cdef object _sum_run_f64_buffer(object values, Py_ssize_t w):
     """``_sum_run`` for a buffer of C doubles, read once: the kernel tests for NaN in the same pass (a NaN then
     raises here, like ``insert``, and the answers are dropped). None when ``values`` is no such buffer."""
@@ -1616,7 +1627,7 @@ cdef object _sum_run_f64_buffer(object values, Py_ssize_t w):
     except _BUFFER_MISMATCH:
         return None
     n = dv.shape[0]
-    out = new_out_array(K_SUM_F, n)
+    out = _new_sum_output(K_SUM_F, n)
     if n > 0:
         with nogil:
             bad = swag_window_sum_f64(&dv[0], n, w, <double*>(<cpython.array.array>out).data.as_voidptr)
@@ -1637,7 +1648,7 @@ cdef object _sum_run(int kind, object values, Py_ssize_t w):
             return out
     keep = _slots_of(kind, values, &n, &inp)
     try:
-        out = new_out_array(kind, n)
+        out = _new_sum_output(kind, n)
         if n > 0:
             outp = <Slot*>(<cpython.array.array>out).data.as_voidptr
             with nogil:

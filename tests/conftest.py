@@ -26,18 +26,29 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """tools/check.sh runs the suite twice, compiled and pure-Python (``SWAGKIT_PASS``); a test marked ``once``
     does not depend on that switch and runs in one pass only: the compiled one, unless its module says
-    ``ONCE_PASS = "pure"`` (which keeps the two passes about equally long). Without ``SWAGKIT_PASS`` every test
-    runs."""
+    ``ONCE_PASS = "pure"`` (which keeps the two passes about equally long). The pure pass also leaves out the
+    ``reference`` cases of tests parametrized over implementations (:func:`_reference_case`). Without
+    ``SWAGKIT_PASS`` every test runs."""
     which = os.environ.get("SWAGKIT_PASS")
     if which not in ("compiled", "pure"):
         return
     keep, drop = [], []
     for item in items:
         home = getattr(getattr(item, "module", None), "ONCE_PASS", "compiled")
-        (drop if item.get_closest_marker("once") is not None and home != which else keep).append(item)
+        once_elsewhere = item.get_closest_marker("once") is not None and home != which
+        (drop if once_elsewhere or (which == "pure" and _reference_case(item)) else keep).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
+
+
+def _reference_case(item: pytest.Item) -> bool:
+    """Whether ``item`` is the ``reference`` case of a test parametrized over implementations (its id has the
+    component ``reference``, e.g. ``[two_stacks-affine-reference]``). swagkit.reference is pure Python and does not
+    look at SWAGKIT_PUREPYTHON: the compiled pass runs these cases already, so the pure pass leaves them out and
+    runs the ``optimized`` cases (the fallback) instead."""
+    callspec = getattr(item, "callspec", None)
+    return callspec is not None and "reference" in callspec.id.split("-")
 
 
 @pytest.fixture(scope="session")

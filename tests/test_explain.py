@@ -20,6 +20,7 @@ from swagkit.verify.explain.session import Step, explain, kind_of
 from swagkit.verify.trace import Step as TraceStep
 
 pytestmark = pytest.mark.once
+ONCE_PASS = "pure"  # tests/conftest.py: this module runs in the pure-Python pass (it balances the two)
 
 #: a short script per operation language (values are rewritten for numeric monoids)
 SCRIPTS = {

@@ -27,6 +27,7 @@ from swagkit.verify.kinds.machines import run_machine_class
 
 #: independent of swagkit.optimized: run once (tools/check.sh's compiled pass)
 pytestmark = pytest.mark.once
+ONCE_PASS = "pure"  # tests/conftest.py: this module runs in the pure-Python pass (it balances the two)
 
 # --------------------------------------------------------------------------------------------------------------
 # users' classes: a plain Python list, and planted bugs

@@ -28,6 +28,7 @@ finally:
     sys.path.pop(0)
 
 pytestmark = pytest.mark.once
+ONCE_PASS = "pure"  # tests/conftest.py: this module runs in the pure-Python pass (it balances the two)
 
 #: rolling's iterator: grow by ``_add_new`` to W, slide, drain at the input's end (never below one value), and
 #: grow again after ``extend()``

@@ -56,6 +56,7 @@ BUGS = {
 
 #: independent of swagkit.optimized: run once (tools/check.sh's compiled pass)
 pytestmark = [pytest.mark.once, pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")]
+ONCE_PASS = "pure"  # tests/conftest.py: this module runs in the pure-Python pass (it balances the two)
 
 
 @pytest.fixture

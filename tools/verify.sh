@@ -6,5 +6,5 @@ cd "$(dirname "$0")/.."
 
 PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
-.venv/bin/python -m pip install --quiet --disable-pip-version-check ".[spark]"
+.venv/bin/python -m pip install --quiet --disable-pip-version-check ".[spark,engines]"
 exec .venv/bin/swagkit verify "$@"

@@ -6,8 +6,8 @@ swagkit is faster), each time the fastest of a few calls (about 30 ms of them; :
 robust to the load of a shared machine; the absolute items/s beside them (the contender's best time) are not.
 
 1. **array drivers**, window 4096 over 2 M random floats: against bottleneck's ``move_sum`` (sum lines) and
-   ``move_max``/``move_min`` (max/min lines). Targets (issue 16): ``window_sum`` (the subtract-on-evict sums,
-   float error bound in ``swagkit.optimized._window_sum``) and the typed sum_i64 paths ≥ 0.8×; SlickDeque
+   ``move_max``/``move_min`` (max/min lines). Targets (issue 16): ``window_sum`` (float answers within each
+   frame's any-order error bound, ``swagkit.optimized._window_sum``) and the typed sum_i64 paths ≥ 0.8×; SlickDeque
    (Non-Inv) max/min ≥ 2×; every in-order array driver ≥ 1×. ``window_array(SlickDequeInv, sum_f64)`` is the
    exact reference ⊗ sequence (the path ``window_sum`` improves on). Peers: pandas ``rolling`` and numpy
    ``sliding_window_view`` (O(n·w): run on a 32× shorter input, against the baseline on that input).
@@ -17,9 +17,15 @@ robust to the load of a shared machine; the absolute items/s beside them (the co
    insert, query), shown beside the three-call loop (``evict(); insert(v); query()``). The "floor" lines run the
    loops over C built-ins that do nothing useful (one ``abs(v)`` per item; three no-op methods): no per-call API
    of one or three calls per item can beat them.
+3. **accuracy of the float sums** (issue 24), same window, over as many floats with twenty ±1e17 spikes
+   (:func:`.sum_accuracy.spiked_floats`): each contender's worst error as a share of its frame's any-order bound
+   ``γ_{n−1}·Σ|x|``, computed exactly (:func:`.sum_accuracy.worst_share_of_bound`). Target: ``window_sum`` at
+   most 1 (the check reads bound / worst error ≥ 1×); bottleneck's ``move_sum`` and the ⊗ sequence of
+   ``window_array(SlickDequeInv, sum_f64)``, both subtract-on-evict, are shown beside it.
 
-Missing peers (bottleneck, pandas, rolling, river: the ``bench`` extra) are skipped with a note.
-benchmarks/bench_peers.py prints the same lines as a table.
+The progress lines give both sides' items/s beside each ratio. Missing peers (bottleneck, pandas, rolling, river:
+the ``bench`` extra) are skipped with a note.
+benchmarks/bench_peers.py prints the lines of sections 1 and 2 as a table.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from __future__ import annotations
 import collections
 import functools
 import importlib
+import math
 import random
 import time
 from collections.abc import Callable, Iterator
@@ -38,8 +45,21 @@ from swagkit.spec.library import max_f64, min_f64, sum_f64, sum_i64
 
 from . import timing
 from .report import Check, Outcome, Ratio, Row
+from .sum_accuracy import spiked_floats, worst_share_of_bound
 
-__all__ = ["ID", "TITLE", "Sizes", "FULL", "QUICK", "TINY", "run", "PeerLine", "array_lines", "per_call_lines"]
+__all__ = [
+    "ID",
+    "TITLE",
+    "Sizes",
+    "FULL",
+    "QUICK",
+    "TINY",
+    "run",
+    "PeerLine",
+    "array_lines",
+    "per_call_lines",
+    "accuracy_shares",
+]
 
 ID = "peers"
 TITLE = "swagkit against bottleneck, pandas, numpy, rolling, river and a plain-Python deque (issue 16)"
@@ -88,17 +108,21 @@ def loops_for(fn: Callable[[], Any], budget: float = 0.03) -> int:
     return max(1, min(50, int(budget / max(time.perf_counter() - t0, 1e-9))))
 
 
-def paired_times(base: Callable[[], Any], cont: Callable[[], Any], repeats: int) -> tuple[float, float]:
-    """(median of the paired ratios base time / contender time, the contender's best time): the two run
-    alternately (:func:`.timing.paired`), each sample the fastest of a few calls (:func:`best_time`)."""
+def paired_times(base: Callable[[], Any], cont: Callable[[], Any], repeats: int) -> tuple[float, float, float]:
+    """(median of the paired ratios base time / contender time, the contender's best time, the baseline's best
+    time): the two run alternately (:func:`.timing.paired`), each sample the fastest of a few calls
+    (:func:`best_time`)."""
     lb, lc = loops_for(base), loops_for(cont)
-    _, best_rate, ratio = timing.paired(lambda: 1.0 / best_time(base, lb), lambda: 1.0 / best_time(cont, lc), repeats)
-    return ratio, 1.0 / best_rate
+    base_rate, best_rate, ratio = timing.paired(
+        lambda: 1.0 / best_time(base, lb), lambda: 1.0 / best_time(cont, lc), repeats
+    )
+    return ratio, 1.0 / best_rate, 1.0 / base_rate
 
 
 @dataclass(frozen=True)
 class PeerLine:
-    """One measured ratio: ``name`` against ``baseline`` over ``n`` items; ``target`` the issue's, if any."""
+    """One measured ratio: ``name`` against ``baseline`` over ``n`` items; ``target`` the issue's, if any;
+    ``seconds`` and ``baseline_seconds`` the two sides' best times."""
 
     section: str
     name: str
@@ -107,6 +131,7 @@ class PeerLine:
     ratio: float
     seconds: float
     target: float | None
+    baseline_seconds: float
 
     def text(self) -> str:
         rate = self.n / self.seconds / 1e6
@@ -150,8 +175,8 @@ def array_lines(n: int, repeats: int, window: int, notes: list[str]) -> Iterator
             (f"window_array {cls_name} sum_f64", functools.partial(opt.window_array, cls, sum_f64(), xf, window), 1.0)
         )
     for name, fn, target in sums:
-        ratio, secs = paired_times(lambda: bn.move_sum(xf, window, min_count=1), fn, repeats)
-        yield PeerLine("sum", name, "bottleneck move_sum", n, ratio, secs, target)
+        ratio, secs, base_secs = paired_times(lambda: bn.move_sum(xf, window, min_count=1), fn, repeats)
+        yield PeerLine("sum", name, "bottleneck move_sum", n, ratio, secs, target, base_secs)
 
     extremes: list[tuple[str, Any, Any, Callable[[], Any], float | None]] = [
         ("window_array SlickDequeNonInv max_f64", bn.move_max, opt.SlickDequeNonInv, max_f64, 2.0),
@@ -159,32 +184,52 @@ def array_lines(n: int, repeats: int, window: int, notes: list[str]) -> Iterator
     ]
     extremes += [(f"window_array {c} max_f64", bn.move_max, getattr(opt, c), max_f64, 1.0) for c in IN_ORDER]
     for name, peer, cls, monoid, target in extremes:
-        ratio, secs = paired_times(
+        ratio, secs, base_secs = paired_times(
             functools.partial(peer, xf, window, min_count=1),
             functools.partial(opt.window_array, cls, monoid(), xf, window),
             repeats,
         )
-        yield PeerLine(monoid.__name__[:3], name, f"bottleneck {peer.__name__}", n, ratio, secs, target)
+        yield PeerLine(monoid.__name__[:3], name, f"bottleneck {peer.__name__}", n, ratio, secs, target, base_secs)
 
     pd = optional("pandas", notes)
     if pd is not None:
         series = pd.Series(xf)
         for op, peer in (("sum", bn.move_sum), ("max", bn.move_max)):
-            ratio, secs = paired_times(
+            ratio, secs, base_secs = paired_times(
                 functools.partial(peer, xf, window, min_count=1),
                 functools.partial(_pandas_rolling, series, window, op),
                 repeats,
             )
-            yield PeerLine(op, f"peer: pandas rolling().{op}()", f"bottleneck {peer.__name__}", n, ratio, secs, None)
+            yield PeerLine(
+                op, f"peer: pandas rolling().{op}()", f"bottleneck {peer.__name__}", n, ratio, secs, None, base_secs
+            )
     short = xf[: max(n // 32, window)]
     for op, peer in (("sum", bn.move_sum), ("max", bn.move_max)):
-        ratio, secs = paired_times(
+        ratio, secs, base_secs = paired_times(
             functools.partial(peer, short, window),
             functools.partial(_numpy_fold, short, window, op),
             max(2, repeats // 2),
         )
         name = f"peer: numpy sliding_window_view .{op} (n/32)"
-        yield PeerLine(op, name, f"bottleneck {peer.__name__}", len(short) - window + 1, ratio, secs, None)
+        yield PeerLine(op, name, f"bottleneck {peer.__name__}", len(short) - window + 1, ratio, secs, None, base_secs)
+
+
+def accuracy_shares(n: int, window: int, notes: list[str]) -> list[tuple[str, float]]:
+    """Section 3: (contender, worst error / its frame's any-order bound) over ``n`` floats with twenty ±1e17
+    spikes; ``window_sum`` first, then the subtract-on-evict sums shown for comparison (bottleneck's when
+    installed). O(n) exact big-int arithmetic per contender (a few seconds for 2 M floats)."""
+    values = spiked_floats(n)
+    sums: list[tuple[str, Callable[[], Any]]] = [
+        ("window_sum sum_f64", lambda: opt.window_sum(sum_f64(), values, window)),
+        (
+            "window_array SlickDequeInv sum_f64 (⊗ seq)",
+            lambda: opt.window_array(opt.SlickDequeInv, sum_f64(), values, window),
+        ),
+    ]
+    np, bn = optional("numpy", notes), optional("bottleneck", notes)
+    if np is not None and bn is not None:
+        sums.append(("bottleneck move_sum", lambda: bn.move_sum(np.array(values), window, min_count=1)))
+    return [(name, worst_share_of_bound(values, list(fn()), window)) for name, fn in sums]
 
 
 def _pandas_rolling(series: Any, window: int, op: str) -> Any:
@@ -309,16 +354,24 @@ def per_call_lines(n: int, repeats: int, window: int, notes: list[str]) -> Itera
         for peer_name, peer in _python_peers(op, data, window, notes):
             # the peer is the baseline: the ratio is peer time / swagkit time (above 1: swagkit faster)
             base = f"{peer_name} ({op})"
-            ratio, secs = paired_times(peer, functools.partial(_fresh_shift_loop, cls, monoid, data, window), repeats)
-            yield PeerLine("per-call", f"{cls.__name__} {monoid.__name__} shift loop", base, n, ratio, secs, 3.0)
-            ratio, secs = paired_times(peer, functools.partial(_fresh_loop, cls, monoid, data, window), repeats)
-            yield PeerLine("per-call", f"{cls.__name__} {monoid.__name__} 3-call loop", base, n, ratio, secs, None)
+            ratio, secs, base_secs = paired_times(
+                peer, functools.partial(_fresh_shift_loop, cls, monoid, data, window), repeats
+            )
+            yield PeerLine(
+                "per-call", f"{cls.__name__} {monoid.__name__} shift loop", base, n, ratio, secs, 3.0, base_secs
+            )
+            ratio, secs, base_secs = paired_times(
+                peer, functools.partial(_fresh_loop, cls, monoid, data, window), repeats
+            )
+            yield PeerLine(
+                "per-call", f"{cls.__name__} {monoid.__name__} 3-call loop", base, n, ratio, secs, None, base_secs
+            )
             if cls is opt.DABALite and peer_name.startswith("plain"):
                 # the ceilings of any per-call API: one C call per item (shift), three (evict, insert, query)
-                ratio, secs = paired_times(peer, functools.partial(one_call_floor, data, window), repeats)
-                yield PeerLine("per-call", "floor: 1 C call returning a float", base, n, ratio, secs, None)
-                ratio, secs = paired_times(peer, lambda: swag_loop(NoOpCalls(), data, window), repeats)
-                yield PeerLine("per-call", "floor: 3 no-op C method calls", base, n, ratio, secs, None)
+                ratio, secs, base_secs = paired_times(peer, functools.partial(one_call_floor, data, window), repeats)
+                yield PeerLine("per-call", "floor: 1 C call returning a float", base, n, ratio, secs, None, base_secs)
+                ratio, secs, base_secs = paired_times(peer, lambda: swag_loop(NoOpCalls(), data, window), repeats)
+                yield PeerLine("per-call", "floor: 3 no-op C method calls", base, n, ratio, secs, None, base_secs)
 
 
 def run(sizes: Sizes, progress: timing.Progress) -> Outcome:
@@ -330,7 +383,8 @@ def run(sizes: Sizes, progress: timing.Progress) -> Outcome:
     )
     for figure, lines in sections:
         for line in lines:
-            progress.step(ID, f"{line.name} vs {line.baseline}: {line.ratio:.2f}×")
+            rates = f"{line.n / line.seconds / 1e6:.1f} vs {line.n / line.baseline_seconds / 1e6:.1f} M items/s"
+            progress.step(ID, f"{line.name} vs {line.baseline}: {line.ratio:.2f}× ({rates})")
             for metric, value in (("ratio", line.ratio), ("items_per_s", line.n / line.seconds)):
                 outcome.rows.append(
                     Row(figure, line.name, line.section, line.baseline, "window", sizes.window, metric, value)
@@ -346,9 +400,30 @@ def run(sizes: Sizes, progress: timing.Progress) -> Outcome:
                         line.ratio >= line.target,
                     )
                 )
+    _add_accuracy(outcome, sizes, notes, progress)
     outcome.notes += list(dict.fromkeys(notes))
     outcome.notes.append(
         "Ratios are baseline time / contender time (above 1: the contender is faster), medians of paired rounds; "
         "in the per-call section the peer is the baseline. No ⊗ counts here: the peers do not count."
     )
     return outcome
+
+
+def _add_accuracy(outcome: Outcome, sizes: Sizes, notes: list[str], progress: timing.Progress) -> None:
+    """Section 3 into ``outcome``: a row per contender, and the check that ``window_sum`` stays within the bound
+    (its headroom, bound / worst error, rounded down so that the shown figure never passes a failing run)."""
+    data = "20 ±1e17 spikes"
+    for name, share in accuracy_shares(sizes.array_items, sizes.window, notes):
+        progress.step(ID, f"{name}: worst error = {share:.3g} × the any-order bound ({data})")
+        outcome.rows.append(
+            Row("peers_accuracy", name, "sum", data, "window", sizes.window, "worst_error_share_of_bound", share)
+        )
+        if name.startswith("window_sum"):
+            headroom = math.inf if share == 0 else math.floor(100.0 / share) / 100.0
+            outcome.checks.append(
+                Check(
+                    f"{name} within the any-order bound, {data} (bound / worst error) ≥ 1×",
+                    f"{headroom:g}×",
+                    share <= 1.0,
+                )
+            )

@@ -9,6 +9,7 @@
 ``swagkit explain``           :mod:`swagkit.verify.explain`
 ``swagkit corpus``            :mod:`swagkit.verify.corpus`
 ``swagkit bench``             :mod:`swagkit.verify.bench`
+``swagkit engines``           :mod:`.engines_cmd` -- SQL and dataframe window engines against the exact oracle
 ============================  =====================================================================================
 
 Exit status: 0 everything passed, 1 a failure, 2 a usage error (one line saying what to change), 3 the
@@ -69,6 +70,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     lst = sub.add_parser("list", help="list algorithms, monoids and implementations")
     lst.add_argument("--markdown", action="store_true", help="print the guarantee table of docs/algorithms.md")
+    from .engines_cmd import add_engines_arguments
+
+    add_engines_arguments(
+        sub.add_parser(
+            "engines",
+            help="check SQL window frames and dataframe rolling windows of installed engines against exact answers",
+            description="Generate window cases (ROWS/RANGE/GROUPS frames, ties, NULLs, mixed magnitudes), run them "
+            "on SQLite, DuckDB, DataFusion, Polars, pandas, Spark SQL and swagkit itself, judge every answer "
+            "exactly, and write each finding as a shrunk standalone repro and the conformance matrix.",
+        )
+    )
     from ..corpus import add_subparser as add_corpus_subparser  # swagkit corpus export|run (verify/corpus/)
 
     add_corpus_subparser(sub)
@@ -112,6 +124,10 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         from .listing import list_command
 
         return list_command(args, sys.stdout)
+    if args.command == "engines":
+        from .engines_cmd import engines_command
+
+        return engines_command(args, sys.stdout, sys.stderr)
     if args.command == "replay":
         return replay_command(args, sys.stdout, sys.stderr)
     if args.command == "corpus":

@@ -121,6 +121,12 @@ def add_verify_arguments(v: argparse.ArgumentParser) -> None:
         metavar="URL",
         help="Spark master (default: the embedded local[2] session on loopback)",
     )
+    v.add_argument(
+        "--no-engines",
+        action="store_true",
+        help="skip the closing short run of the installed window engines (swagkit engines; it runs when no "
+        "--algorithm/--monoid/--implementation selection is given)",
+    )
     v.add_argument("-v", "--verbose", action="store_true", help="a line per task, a table row per combination")
     add_own_arguments(v)
     from ..spark import sql_cli  # --spark-sql (verify/spark/sql_cli.py)
@@ -262,6 +268,12 @@ def verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         status = max(status, crosshair_stage(args.crosshair_timeout, out, err))
     if not args.no_spark and not args.laws_only:
         status = max(status, spark_stage(args, out, err))
+    whole_registry = args.algorithm is None and args.monoid is None and args.implementation is None
+    if whole_registry and not args.no_engines and not args.laws_only:
+        from .engines_cmd import engines_stage
+
+        print("\nengines: a short run of every installed window engine (swagkit engines)", file=out)
+        status = max(status, engines_stage(args.seed, out, err))
     return status
 
 

@@ -1,0 +1,164 @@
+"""``swagkit engines`` end to end on planted-bug engines (tests/planted_engines.py) and on SQLite: each planted bug
+class is found at the default budget, classified, shrunk to at most 5 rows and written as a standalone repro that
+exits 1 on the buggy engine and 0 on the correct one; known findings keep a run green; the repro's standalone
+checker accepts exactly what the judge accepts; the command's usage errors are one line and exit 2."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import time
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+from planted_engines import PlantedEngine
+
+from swagkit.verify.cli import main
+from swagkit.verify.cli.engines_cmd import DEFAULT_BUDGET
+from swagkit.verify.engines.generate import generate_case
+from swagkit.verify.engines.judge import judge
+from swagkit.verify.engines.known import KnownFinding, load_known, write_known
+from swagkit.verify.engines.model import Case, case_from_json, case_to_json
+from swagkit.verify.engines.oracle import Expected, expected
+from swagkit.verify.engines.repro import CHECKER, run_repro, write_repro
+from swagkit.verify.engines.run import check_case, run_engine
+
+pytestmark = pytest.mark.once
+ONCE_PASS = "pure"  # tests/conftest.py: this module runs in the pure-Python pass (it balances the two)
+
+#: bug -> the class it must be reported as
+PLANTED = {"ties": "membership", "subtract": "outside_bound", "null0": "null_vs_value"}
+
+
+@pytest.mark.parametrize("bug", sorted(PLANTED))
+def test_each_planted_bug_is_found_classified_and_shrunk_at_the_default_budget(bug: str, tmp_path: Path) -> None:
+    engine = PlantedEngine(bug)
+    started = time.monotonic()
+    run = run_engine(engine, seed=0, budget=DEFAULT_BUDGET, cases=400)
+    assert run.findings, f"{bug}: nothing found in {run.cases} cases"
+    classes = {sig[3] for sig in run.findings}
+    assert PLANTED[bug] in classes, (bug, classes)
+    finding = next(f for f in run.findings.values() if f.signature[3] == PLANTED[bug])
+    assert len(finding.case.table.rows) <= 5 and len(finding.case.queries) == 1, finding.case
+    assert time.monotonic() - started < DEFAULT_BUDGET
+    # the repro fails on the buggy engine and passes once the engine is fixed
+    buggy = write_repro(tmp_path / "buggy", engine, finding.case, f"planted {bug}")
+    status, output = run_repro(buggy.parent)
+    assert status == 1 and "WRONG" in output, output
+    fixed = write_repro(tmp_path / "fixed", PlantedEngine(""), finding.case, "the same case, correct engine")
+    status, output = run_repro(fixed.parent)
+    assert status == 0 and "0 wrong" in output, output
+    # the case is data: it round-trips through its JSON
+    assert case_from_json((buggy.parent / "case.json").read_text()) == finding.case
+
+
+def test_the_correct_planted_engine_passes_and_counts_what_it_skips() -> None:
+    run = run_engine(PlantedEngine(""), seed=1, budget=DEFAULT_BUDGET, cases=150)
+    assert not run.findings, [f.failed.detail for f in run.findings.values()]
+    totals = run.matrix.totals("planted_correct")
+    assert totals.answers > 0 and totals.exact + totals.within == totals.answers
+    assert totals.skipped > 0  # the generator draws what the engine cannot run too; skipped, never failed
+
+
+def test_known_findings_keep_the_run_green_and_new_ones_red(tmp_path: Path) -> None:
+    run = run_engine(PlantedEngine("null0"), seed=0, budget=DEFAULT_BUDGET, cases=400)
+    assert run.new_findings
+    known = [KnownFinding(*sig, note="planted") for sig in run.findings]
+    path = tmp_path / "known.json"
+    write_known(path, known)
+    again = run_engine(PlantedEngine("null0"), seed=0, budget=DEFAULT_BUDGET, cases=400, known=load_known(path))
+    assert again.findings and not again.new_findings
+    wildcard = [KnownFinding("planted_null0", "*", "*", "null_vs_value")]
+    assert not run_engine(PlantedEngine("null0"), seed=0, cases=400, known=wildcard).new_findings
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_standalone_checker_accepts_exactly_what_the_judge_accepts(seed: int) -> None:
+    """The repro's CHECKER against the judge, on every answer of generated cases and on perturbed answers."""
+    namespace: dict[str, Any] = {}
+    exec("import math\nfrom decimal import Decimal\nfrom fractions import Fraction\n" + CHECKER, namespace)
+    agrees = namespace["agrees"]
+    compared = 0
+    for index in range(60):
+        case = generate_case(seed, index)
+        for query in case.queries:
+            for want in expected(case.table, query):
+                for got in _answers_near(want):
+                    separator = want.param if isinstance(want.param, str) else ","
+                    standalone = agrees(got, want.value, want.allowed, want.candidates, separator)
+                    assert standalone == judge(want, got).ok, (query, want, got)
+                    compared += 1
+    assert compared > 500
+
+
+def _answers_near(want: Expected) -> list[Any]:
+    """Answers an engine might give: the exact value as a double, nudged within and beyond the bound, NULL, 0."""
+    value = want.value
+    out: list[Any] = [None, 0]
+    if isinstance(value, Fraction | int) and not isinstance(value, bool):
+        near = float(value)
+        out += [near, near + want.allowed * 0.5, near + max(want.allowed * 4, 1e-3), math.nan]
+    elif value is not None:
+        out.append(value)
+    if want.candidates and not isinstance(want.candidates[0], tuple):
+        out += list(want.candidates)
+    return out
+
+
+def test_sqlite_through_the_command_writes_the_matrix_and_exits_by_finding(tmp_path: Path) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    import contextlib
+
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(["engines", "--engine", "sqlite", "--cases", "40", "--out", str(tmp_path)])
+    text = out.getvalue()
+    assert status in (0, 1), err.getvalue()
+    assert "sqlite" in text and (tmp_path / "matrix.md").exists() and (tmp_path / "matrix.csv").exists()
+    findings = json.loads((tmp_path / "findings.json").read_text())
+    assert (status == 1) == any(not f["known"] for f in findings)
+    for f in findings:  # every finding's repro is on disk and its case reads back
+        name = "-".join(part.replace("+", "_") for part in f["signature"])
+        assert (tmp_path / name / "repro.py").exists()
+        assert isinstance(case_from_json(json.dumps(f["case"])), Case)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--engine", "oracle9"], "unknown oracle9"),
+        (["--budget", "-1"], "--budget must be a positive"),
+        (["--budget", "nan"], "--budget must be a positive"),
+        (["--cases", "0"], "--cases must be at least 1"),
+        (["--known", "/nonexistent/known.json"], "cannot read it"),
+    ],
+)
+def test_usage_errors_are_one_line_and_exit_2(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["engines", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_malformed_known_file_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "known.json"
+    bad.write_text('{"known": [{"engine": "duckdb"}]}')
+    assert main(["engines", "--engine", "sqlite", "--known", str(bad)]) == 2
+    assert "not a known-findings file" in capsys.readouterr().err
+
+
+def test_check_case_counts_every_answer() -> None:
+    case = generate_case(0, 3)
+    engine = PlantedEngine("")
+    from swagkit.verify.engines.matrix import Matrix
+
+    matrix = Matrix()
+    check_case(engine, case, matrix)
+    total = matrix.totals(engine.name)
+    supported = [q for q in case.queries if engine.unsupported(case.table, q) is None]
+    assert total.queries == len(supported) and total.skipped == len(case.queries) - len(supported)
+    assert total.answers == len(supported) * len(case.table.rows)
+    assert case_from_json(case_to_json(case)) == case
