@@ -36,10 +36,29 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         home = getattr(getattr(item, "module", None), "ONCE_PASS", "compiled")
         once_elsewhere = item.get_closest_marker("once") is not None and home != which
-        (drop if once_elsewhere or (which == "pure" and _reference_case(item)) else keep).append(item)
+        (drop if once_elsewhere or _other_pass_case(item, which) else keep).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
+
+
+def _other_pass_case(item: pytest.Item, which: str) -> bool:
+    """Whether ``item`` is an implementation case the other pass runs: the pure pass leaves out the ``reference``
+    cases (the compiled pass runs them); a module that sets ``SPLIT_IMPLEMENTATIONS = True`` runs its ``optimized``
+    cases in the compiled pass and its ``reference`` cases in the pure pass only (there the optimized classes are
+    the reference's own subclasses: the same code)."""
+    reference = _reference_case(item)
+    split = getattr(getattr(item, "module", None), "SPLIT_IMPLEMENTATIONS", False)
+    if split and _optimized_case(item):
+        return which == "pure"
+    if reference:
+        return which == ("compiled" if split else "pure")
+    return False
+
+
+def _optimized_case(item: pytest.Item) -> bool:
+    callspec = getattr(item, "callspec", None)
+    return callspec is not None and "optimized" in callspec.id.split("-")
 
 
 def _reference_case(item: pytest.Item) -> bool:

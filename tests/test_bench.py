@@ -324,3 +324,9 @@ def test_violin_sample_keeps_the_extremes_and_the_quantiles() -> None:
     assert len(picked) == 101 and picked == sorted(picked)
     assert picked[0] == data[0] and picked[-1] == data[-1] and picked[50] == data[len(data) // 2]
     assert violin_sample(data[:50], body=101) == data[:50]
+
+
+# tests/conftest.py: the benchmark harness and its reports do not depend on the compiled switch;
+# it runs in one pass only, the pure-Python one (it balances the two)
+pytestmark = pytest.mark.once
+ONCE_PASS = "pure"

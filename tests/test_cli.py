@@ -449,3 +449,8 @@ def test_a_failed_spark_job_exits_4_not_1(monkeypatch: pytest.MonkeyPatch, capsy
     out = capsys.readouterr().out
     assert code == 4, out
     assert "spark: FAILED TO RUN (SparkJobError)" in out and "not a verification result" in out
+
+
+# tests/conftest.py: the command line's behaviour does not depend on the compiled switch;
+# it runs in one pass only (the compiled one)
+pytestmark = pytest.mark.once

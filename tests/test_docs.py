@@ -141,3 +141,9 @@ def _anchors(page: Path) -> set[str]:
     """GitHub's anchors of the page's headings (lower case, punctuation dropped, spaces to hyphens)."""
     headings = re.findall(r"^#+ (.*)$", FENCE.sub("", page.read_text(encoding="utf-8")), flags=re.M)
     return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
+
+
+# tests/conftest.py: the documentation's examples do not depend on the compiled switch;
+# it runs in one pass only, the pure-Python one (it balances the two)
+pytestmark = pytest.mark.once
+ONCE_PASS = "pure"

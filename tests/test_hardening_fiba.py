@@ -832,3 +832,8 @@ CHECKS: dict[str, Callable[[str], None]] = {
 
 if __name__ == "__main__":
     CHECKS[sys.argv[1]](sys.argv[2])
+
+
+# tests/conftest.py: the compiled pass runs the optimized cases, the pure pass the reference ones (in the pure pass
+# the optimized classes are the reference's own subclasses: running both there would run the same code twice)
+SPLIT_IMPLEMENTATIONS = True

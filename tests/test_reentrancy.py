@@ -110,3 +110,8 @@ def test_a_values_del_calling_back_in_is_refused_or_harmless(implementation: str
         f"exit {done.returncode}\n{done.stdout}\n{done.stderr[-3000:]}"
     )
     assert int(done.stdout.split()[-1]) > 0  # some __del__ ran while an operation held the guard
+
+
+# tests/conftest.py: the compiled pass runs the optimized cases, the pure pass the reference ones (in the pure pass
+# the optimized classes are the reference's own subclasses: running both there would run the same code twice)
+SPLIT_IMPLEMENTATIONS = True

@@ -19,7 +19,10 @@ from swagkit.optimized.spark import sliding_aggregate
 from swagkit.spec.library import LIBRARY
 from swagkit.spec.monoid import Monoid, fold
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.once]
+# tests/conftest.py: sliding_aggregate's Spark plumbing does not depend on the compiled switch (its kernels are
+# tested in both passes elsewhere); it runs in one pass only, the pure-Python one (it balances the two)
+ONCE_PASS = "pure"
 
 KEYS, ROWS_PER_KEY = 3, 40
 SCHEMA = "key string, seq bigint, t bigint, v bigint, x double, s string"

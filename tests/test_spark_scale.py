@@ -287,3 +287,9 @@ def test_a_contract_is_kept_while_shrinking_and_rollings_max_bug_is_found(tmp_pa
     from outside.rolling_adapter import rolling_max
 
     assert replay.run(path, rolling_max, out=io.StringIO()) == 1
+
+
+# tests/conftest.py: the scale run's driver and its Spark plumbing do not depend on the compiled switch;
+# it runs in one pass only, the pure-Python one (it balances the two)
+pytestmark = pytest.mark.once
+ONCE_PASS = "pure"

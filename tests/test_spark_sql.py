@@ -24,7 +24,7 @@ from swagkit.verify.spark.sql import (
     swagkit_frame_aggregates,
 )
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.once]  # compiled pass only (tests/conftest.py)
 
 KEYS, MEAN_ROWS, SEED = 6, 60, 15
 FRAMES = default_frames(window=40, span=30)

@@ -134,3 +134,8 @@ def test_machine_catches_planted_bug(planted_bug: str) -> None:
 def test_planted_bug_is_invisible_to_commutative_monoids(planted_bug: str) -> None:
     # the point of running non-commutative monoids: a commutative one cannot see operand order
     run_machine(planted_bug, "max_count", max_examples=10, steps=40, seed=0)
+
+
+# tests/conftest.py: the compiled pass runs the optimized cases, the pure pass the reference ones (in the pure pass
+# the optimized classes are the reference's own subclasses: running both there would run the same code twice)
+SPLIT_IMPLEMENTATIONS = True

@@ -10,7 +10,7 @@ PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 .venv/bin/python -m pip install --quiet --disable-pip-version-check ".[test]"
 
-echo "== ruff (lint, format)"
+echo "== ruff (lint, format) (install took ${SECONDS} s)"
 .venv/bin/ruff check --no-cache .
 .venv/bin/ruff format --no-cache --check .
 
@@ -26,7 +26,7 @@ export HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-ci}
 # swagkit.optimized -- the spec, users' classes, protocol programs --: they do not depend on the switch, and one run
 # is enough; tests/conftest.py gives each to one pass (SWAGKIT_PASS; a module's ONCE_PASS), which balances the two.)
 mkdir -p build
-echo "== pytest: the compiled extension and the pure-Python fallback (SWAGKIT_PUREPYTHON=1), in parallel"
+echo "== pytest: the compiled extension and the pure-Python fallback (SWAGKIT_PUREPYTHON=1), in parallel (at ${SECONDS} s)"
 SWAGKIT_PASS=compiled SWAGKIT_EXPECT_COMPILED=1 .venv/bin/python -m pytest -p no:cacheprovider -q "$@" \
     >build/pytest-compiled.log 2>&1 &
 compiled=$!
@@ -40,4 +40,5 @@ echo "== pytest, compiled extension"
 cat build/pytest-compiled.log
 echo "== pytest, pure-Python fallback (SWAGKIT_PUREPYTHON=1)"
 cat build/pytest-pure.log
+echo "== done in ${SECONDS} s"
 exit "$status"

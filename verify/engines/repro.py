@@ -131,9 +131,9 @@ def repro_script(engine: Engine, case: Case, headline: str) -> tuple[dict[str, s
     script = f'''"""{headline}
 
 Standalone: needs only the engine's Python package. Prints the engine's answers beside the exact ones; exits 1 while
-the engine disagrees, 0 once it agrees. Written by `swagkit engines` (https://github.com/ — swagkit, issue 24);
-the exact answers are folded over the frame's own values with exact arithmetic; a double answer is accepted within
-the stated bound (the error some summation order of the frame's own values could make).
+the engine disagrees, 0 once it agrees. Written by `swagkit engines`: the exact answers are folded over each
+frame's own values with exact arithmetic (Fractions); a double answer is accepted within the stated bound (the
+error some evaluation order of the frame's own values could make).
 """
 import datetime
 import math
@@ -154,6 +154,13 @@ EXPECTED = [
 ROW_IDS = {ids!r}
 {CHECKER}
 
+def show(value):
+    if isinstance(value, Fraction):
+        near = float(value)
+        return repr(near) if Fraction(near) == value else f"{{near!r}} (exactly {{value}})"
+    return repr(value)
+
+
 def main():
     print(f"engine version: {{version}}")
     wrong = 0
@@ -161,7 +168,7 @@ def main():
         for row_id, got, (exact, allowed, candidates, param) in zip(ROW_IDS, column, exact_column):
             ok = agrees(got, exact, allowed, candidates, param if isinstance(param, str) else ",")
             wrong += not ok
-            shown = exact if candidates is None else f"{{exact!r}} (peers in any order: {{candidates!r}})"
+            shown = show(exact) if candidates is None else f"{{show(exact)}} (peers in any order: {{candidates!r}})"
             bound = f" ±{{allowed:.3g}}" if allowed else ""
             verdict = "ok   " if ok else "WRONG"
             print(f"query {{q}} id {{row_id}}: {{verdict}} got {{got!r}}  exact {{shown!s}}{{bound}}")
