@@ -8,6 +8,18 @@ cd "$(dirname "$0")/.."
 
 PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
+# The engines swagkit engines checks come as large wheels (about 120 MB, pinned in pyproject.toml's test extra) and
+# pip keeps no cache of downloaded wheels here: a wheelhouse outside the clone keeps them, so that a fresh clone
+# installs them from disk (the first run fills it; SWAGKIT_WHEELHOUSE moves it).
+WHEELHOUSE=${SWAGKIT_WHEELHOUSE:-${XDG_CACHE_HOME:-$HOME/.cache}/swagkit-wheelhouse}
+ENGINE_WHEELS="duckdb==2.0.1 datafusion==55.0.0 polars==2.1.0 polars-runtime-32==2.1.0"
+mkdir -p "$WHEELHOUSE"
+# shellcheck disable=SC2086
+if ! .venv/bin/python -m pip install --quiet --no-index --no-deps --find-links "$WHEELHOUSE" $ENGINE_WHEELS \
+    2>/dev/null; then
+    .venv/bin/python -m pip download --quiet --no-deps --dest "$WHEELHOUSE" $ENGINE_WHEELS || true
+    .venv/bin/python -m pip install --quiet --no-index --no-deps --find-links "$WHEELHOUSE" $ENGINE_WHEELS || true
+fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check ".[test]"
 
 echo "== ruff (lint, format) (install took ${SECONDS} s)"
