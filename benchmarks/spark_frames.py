@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from swagkit.optimized.spark import sliding_aggregate
+from swagkit.verify.engines.spark_engine import SEGMENT_TREE_CONF, session_conf
 from swagkit.verify.spark import local_session
-from swagkit.verify.spark.sql import SEGMENT_TREE_CONF, session_conf
 
 WINDOWS = (16, 256, 4096, 65536)
 PARTITIONS = (1, 2, 4, 8, 16)

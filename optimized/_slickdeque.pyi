@@ -53,6 +53,7 @@ class SlickDequeInv(SlickDeque[SlickDequeInvState]):
         recompute_every: int | None = None,
         since: int = 0,
         inverse_count: int = 0,
+        tracks: Any = None,
     ) -> Self: ...
 
 def _window_array(cls: Any, monoid: Any, values: Iterable[Any], window: int) -> Any:

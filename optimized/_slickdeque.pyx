@@ -26,10 +26,10 @@ from libc.stdint cimport INT64_MIN
 from cpython.pyport cimport PY_SSIZE_T_MAX
 
 from swagkit.spec.monoid import as_monoid as _as_monoid
+from swagkit.spec.f64_track import restore as _restore_tracks
 from swagkit.spec.slickdeque import normalize_ranges, require_invertible, require_selective
 from swagkit.spec.snapshots import SlickDequeInvState, SlickDequeNonInvState
 from swagkit.reference.slickdeque import (
-    DEFAULT_RECOMPUTE_EVERY,
     check_index_size as _check_index_size,
     check_recompute_every as _check_recompute_every,
     check_ring_size as _check_ring_size,
@@ -157,6 +157,16 @@ cdef extern from "window_sum.h":
     int swag_window_sum_f64(const double* x, Py_ssize_t n, Py_ssize_t w, double* out) noexcept nogil
     void swag_window_sum_i64(const int64_t* x, Py_ssize_t n, Py_ssize_t w, int64_t* out) noexcept nogil
     void swag_advise_hugepages(void* p, size_t nbytes) noexcept nogil
+
+
+cdef extern from "f64_track.h":
+    ctypedef struct swag_f64_track:
+        double fin, err, eabs, mag, merr
+        Py_ssize_t count, pinf, ninf, ops
+    void swag_f64_track_clear(swag_f64_track* t) noexcept nogil
+    void swag_f64_track_add(swag_f64_track* t, double x, int sign) noexcept nogil
+    double swag_f64_track_answer(const swag_f64_track* t) noexcept nogil
+    int swag_f64_track_within_bound(const swag_f64_track* t) noexcept nogil
 
 
 cdef object _f64_buffer(object values, Py_ssize_t* n_ok):
@@ -942,7 +952,8 @@ cdef class SlickDequeInv:
 
     SlickDeque (Inv) (paper 001 Algorithm 1), compiled; same API, snapshots, ``combine_count``,
     ``inverse_count``, exception safety (strong) and re-entry guard as ``swagkit.reference.SlickDequeInv``;
-    copies and pickles go by snapshot. Invertible monoids, or ``sum_f64`` with periodic recomputation."""
+    copies and pickles go by snapshot. Invertible monoids, or ``sum_f64`` with the drift control of
+    ``swagkit.spec.f64_track`` (optimized/include/f64_track.h): every answer within its window's any-order bound."""
 
     algorithm = "slickdeque_inv"
     exception_safety = "strong"
@@ -968,6 +979,8 @@ cdef class SlickDequeInv:
     cdef Py_ssize_t n
     cdef int64_t inserted_
     cdef Py_ssize_t cursor
+    cdef swag_f64_track* tracks  # sum_f64's drift control (swagkit.spec.f64_track): one per running sum, or NULL
+    cdef Py_ssize_t ntracks
 
     def __cinit__(self, *args, **kwargs):
         self.q.vals = NULL
@@ -975,6 +988,8 @@ cdef class SlickDequeInv:
         self.q.m = 0
         self.rs = NULL
         self.answers = NULL
+        self.tracks = NULL
+        self.ntracks = 0
         self.k = 0
         self.cap = 0
         self.agg.o = NULL
@@ -991,7 +1006,7 @@ cdef class SlickDequeInv:
         rs = normalize_ranges(ranges)
         capacity = _check_ring_size(rs[0], "slickdeque_inv") if rs else None  # before anything is allocated
         if recompute_every is None:
-            recompute_every = 0 if monoid.invertible else (capacity or DEFAULT_RECOMPUTE_EVERY)
+            recompute_every = 0  # exact monoids never drift; sum_f64's drift control needs no period
         self.recompute_every = _check_recompute_every(recompute_every, "slickdeque_inv")
         self.monoid = monoid
         self.combine_count = 0
@@ -1033,6 +1048,14 @@ cdef class SlickDequeInv:
             for i in range(self.cap):
                 self._slot_init(&self.q.vals[i], self._one, self.one_t)
             self.q.m = self.cap
+        if self.kind == K_SUM_F:  # swagkit.spec.f64_track.tracked(monoid): the typed sum_f64
+            k = self.k if self.k > 0 else 1
+            self.tracks = <swag_f64_track*>malloc(k * sizeof(swag_f64_track))
+            if self.tracks == NULL:
+                raise MemoryError()
+            for i in range(k):
+                swag_f64_track_clear(&self.tracks[i])
+            self.ntracks = k
         self.state = ST_READY
 
     cdef inline void _slot_init(self, Slot* s, object g, Slot t) noexcept:
@@ -1062,6 +1085,9 @@ cdef class SlickDequeInv:
         if self.rs != NULL:
             free(self.rs)
             self.rs = NULL
+        if self.tracks != NULL:
+            free(self.tracks)
+            self.tracks = NULL
         if self.cap:
             if g and self.q.vals != NULL:
                 for i in range(self.q.m):
@@ -1102,7 +1128,10 @@ cdef class SlickDequeInv:
             if q.m == q.size and ring_grow_ng(q) < 0:
                 return -1
             self.combine_count += 1
-            self.agg = tcomb(kind, self.agg, v)
+            if self.tracks != NULL:  # the running sum is the track's (its answer is written below)
+                swag_f64_track_add(&self.tracks[0], v.f, 1)
+            else:
+                self.agg = tcomb(kind, self.agg, v)
             q.vals[ring_idx(q, q.m)] = v
             q.m += 1
             self.n += 1
@@ -1112,12 +1141,21 @@ cdef class SlickDequeInv:
                 self.inverse_count += 1
                 self.answers[j] = tcomb(kind, _tneg(kind, q.vals[(cur - self.rs[j] + W) % W]),
                                         tcomb(kind, self.answers[j], v))
+                if self.tracks != NULL:
+                    # v enters range R; the partial R back leaves it when it was in the window (else a padding e)
+                    swag_f64_track_add(&self.tracks[j], v.f, 1)
+                    if self.rs[j] <= self.n:
+                        swag_f64_track_add(&self.tracks[j], q.vals[(cur - self.rs[j] + W) % W].f, -1)
             q.vals[cur] = v
             self.cursor = (cur + 1) % W
             self.inserted_ += 1
             if self.n < W:
                 self.n += 1
+        if self.tracks != NULL and not self._due():
+            self._settle_tracks(0)
         self._tick_t(kind)
+        if self.tracks != NULL:
+            self._track_answers()
         return 0
 
     cdef inline int _insert_k(self, Slot v) noexcept nogil:
@@ -1130,6 +1168,7 @@ cdef class SlickDequeInv:
         cdef Py_ssize_t j, W = self.cap, slot
         cdef Ring* q = &self.q
         cdef Slot old
+        cdef Py_ssize_t before = self.n
         if W == 0:
             if self.n > 1:
                 self.combine_count += 1
@@ -1137,6 +1176,8 @@ cdef class SlickDequeInv:
                 self.agg = tcomb(kind, _tneg(kind, q.vals[q.head]), self.agg)
             else:
                 self.agg = self.one_t
+            if self.tracks != NULL:
+                swag_f64_track_add(&self.tracks[0], q.vals[q.head].f, -1)
             q.head = (q.head + 1) & (q.size - 1)
             q.m -= 1
         else:
@@ -1149,9 +1190,15 @@ cdef class SlickDequeInv:
                     self.combine_count += 1
                     self.inverse_count += 1
                     self.answers[j] = tcomb(kind, _tneg(kind, old), self.answers[j])
+                if self.tracks != NULL and self.rs[j] >= self.n:  # it leaves the ranges covering the window
+                    swag_f64_track_add(&self.tracks[j], old.f, -1)
             q.vals[slot] = self.one_t
         self.n -= 1
+        if self.tracks != NULL and not self._due():
+            self._settle_tracks(before)
         self._tick_t(kind)
+        if self.tracks != NULL:
+            self._track_answers()
 
     cdef inline void _evict_k(self) noexcept nogil:
         if self.kind == K_SUM_F:
@@ -1172,6 +1219,9 @@ cdef class SlickDequeInv:
         cdef Py_ssize_t i, j, lo, W = self.cap
         cdef Slot acc
         cdef Ring* q = &self.q
+        if self.tracks != NULL:
+            for j in range(self.ntracks):
+                self._fold_track(j, False)
         if W == 0:
             if q.m == 0:
                 self.agg = self.one_t
@@ -1194,6 +1244,49 @@ cdef class SlickDequeInv:
                 self.combine_count += 1
                 acc = tcomb(kind, acc, q.vals[(self.cursor - self.n + i + W) % W])
             self.answers[j] = acc
+
+    # sum_f64's drift control (swagkit.spec.f64_track; the reference's ``_tracked``/``_settled``)
+
+    cdef inline bint _due(self) noexcept nogil:
+        """Whether this update (``n`` already updated) makes the periodic refold due (as ``_tick_t`` will)."""
+        return self.recompute_every != 0 and self.since + 1 >= (
+            self.recompute_every if self.recompute_every > self.n else self.n)
+
+    cdef void _fold_track(self, Py_ssize_t j, bint counted) noexcept nogil:
+        """Track ``j`` refolded from its running sum's partials (the newest ``min(R, n)``; plain: all), oldest
+        first; ``counted``: the refold's n − 1 ⊗ go into ``combine_count`` (a periodic refold counted its own)."""
+        cdef Py_ssize_t i, length, W = self.cap
+        cdef swag_f64_track* t = &self.tracks[j]
+        cdef Ring* q = &self.q
+        swag_f64_track_clear(t)
+        if W == 0:
+            length = q.m
+            for i in range(length):
+                swag_f64_track_add(t, q.vals[ring_idx(q, i)].f, 1)
+        else:
+            length = self.rs[j] if self.rs[j] < self.n else self.n
+            for i in range(self.n - length, self.n):
+                swag_f64_track_add(t, q.vals[(self.cursor - self.n + i + W) % W].f, 1)
+        if counted and length > 1:
+            self.combine_count += length - 1
+
+    cdef inline void _settle_tracks(self, Py_ssize_t before) noexcept nogil:
+        """Refold each running sum the update changed (an evict from ``before`` partials changes those with
+        R >= before; an insert, ``before`` 0, all) whose error passed half its window's any-order bound."""
+        cdef Py_ssize_t j
+        for j in range(self.ntracks):
+            if self.cap != 0 and self.rs[j] < before:
+                continue
+            if not swag_f64_track_within_bound(&self.tracks[j]):
+                self._fold_track(j, True)
+
+    cdef inline void _track_answers(self) noexcept nogil:
+        cdef Py_ssize_t j
+        if self.cap == 0:
+            self.agg.f = swag_f64_track_answer(&self.tracks[0])
+        else:
+            for j in range(self.k):
+                self.answers[j].f = swag_f64_track_answer(&self.tracks[j])
 
     cdef inline Py_ssize_t _window_loop(self, const Slot* inp, Py_ssize_t n, Py_ssize_t w, Slot* out,
                                         int kind) noexcept nogil:
@@ -1532,13 +1625,23 @@ cdef class SlickDequeInv:
             self.state = ST_READY
 
     cdef dict _params(self):
+        cdef Py_ssize_t j
+        tracks = None
+        if self.tracks != NULL:
+            tracks = tuple([self._track_tuple(j) for j in range(self.ntracks)])
         return {"ranges": self.ranges, "recompute_every": self.recompute_every, "since": self.since,
-                "inverse_count": self.inverse_count}
+                "inverse_count": self.inverse_count, "tracks": tracks}
+
+    cdef tuple _track_tuple(self, Py_ssize_t j):
+        cdef swag_f64_track* t = &self.tracks[j]
+        return (t.fin, t.err, t.eabs, t.mag, t.merr, t.count, t.pinf, t.ninf, t.ops)
 
     @classmethod
-    def _from_snapshot(cls, monoid, snapshot, ranges=None, recompute_every=None, since=0, inverse_count=0):
+    def _from_snapshot(cls, monoid, snapshot, ranges=None, recompute_every=None, since=0, inverse_count=0,
+                       tracks=None):
         """The aggregator whose :meth:`snapshot` is ``snapshot`` (copying and pickling; no ⊗ call). The shape is
-        checked like the reference's (``ValueError``/``TypeError``), typed values like ``insert``."""
+        checked like the reference's (``ValueError``/``TypeError``), typed values like ``insert``; ``tracks``
+        (``sum_f64``'s drift control) like the reference's, refolded from the partials when absent."""
         cdef SlickDequeInv agg = cls(monoid, ranges, recompute_every=recompute_every)
         cdef Ring* q = &agg.q
         cdef Py_ssize_t i
@@ -1560,6 +1663,16 @@ cdef class SlickDequeInv:
         agg.n = snapshot.length
         agg.since = since
         agg.inverse_count = inverse_count
+        if agg.tracks != NULL:
+            if tracks is not None:
+                for i, t in enumerate(_restore_tracks(tracks, agg.ntracks)):
+                    agg.tracks[i].fin, agg.tracks[i].err, agg.tracks[i].eabs = t.fin, t.err, t.eabs
+                    agg.tracks[i].mag, agg.tracks[i].merr, agg.tracks[i].count = t.mag, t.merr, t.finite
+                    agg.tracks[i].pinf, agg.tracks[i].ninf, agg.tracks[i].ops = t.pinf, t.ninf, t.ops
+            else:
+                for i in range(agg.ntracks):
+                    agg._fold_track(i, False)
+                agg._track_answers()
         return agg
 
     cdef int _store(self, Slot* slot, object x) except -1:

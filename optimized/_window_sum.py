@@ -14,8 +14,8 @@ the same operands, so both give bit-identical answers.
   is ``fl(R + L)``: ``R`` the right-to-left fold ``x[i−w+1] + (… + x[b−1])`` (computed for every start of the
   block at once, as one backward chain over it), ``L`` the left-to-right fold ``x[b] + … + x[i]`` (one forward
   chain); at a block's last item the frame is the block and the answer is ``L``. Not the ⊗ sequence of
-  ``window_array(SlickDequeInv, sum_f64(), …)`` (whose answers, and ``recompute_every`` schedule, are unchanged),
-  hence a separate function.
+  ``window_array(SlickDequeInv, sum_f64(), …)`` (SlickDeque's own subtract-on-evict sequence, kept within the
+  bound by refolds: :mod:`swagkit.spec.f64_track`), hence a separate function.
 
 **Error bound (sum_f64).** With ``u = 2**-53`` and ``γ_m = m·u / (1 − m·u)``, barring overflow, the i-th answer
 ``ŝ_i`` of a frame of ``n`` values (``n = min(i + 1, w)``) satisfies ``|ŝ_i − s_i| ≤ γ_{n−1}·A_i``, where ``s_i``

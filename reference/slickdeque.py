@@ -43,11 +43,13 @@ Hardening (issue 12), the same in :mod:`swagkit.optimized`:
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
+from swagkit.spec import f64_track
 from swagkit.spec.errors import EmptyWindowError
 from swagkit.spec.library import as_f64, as_i64, max_monoid, min_monoid
 from swagkit.spec.monoid import Monoid, as_monoid
@@ -61,7 +63,6 @@ __all__ = [
     "SlickDequeInv",
     "SlickDequeNonInv",
     "SlickRange",
-    "DEFAULT_RECOMPUTE_EVERY",
     "MAX_RING_SLOTS",
     "check_index_size",
     "check_ring_size",
@@ -69,9 +70,6 @@ __all__ = [
     "restored_value_check",
     "refuse_reinit",
 ]
-
-#: plain-mode recomputation period of ``sum_f64`` (multi-query mode uses W)
-DEFAULT_RECOMPUTE_EVERY = 1024
 
 #: the largest ring (in partials) SlickDeque Inv tries to allocate: 16 bytes a slot is more than any allocator can
 #: provide beyond it (the compiled ring holds 8-byte slots, the reference list 8-byte references)
@@ -100,6 +98,12 @@ def check_recompute_every(recompute_every: Any, algorithm: str) -> int:
     if isinstance(recompute_every, bool) or not isinstance(recompute_every, int) or recompute_every < 0:
         raise ValueError(f"recompute_every must be a non-negative int, got {recompute_every!r}")
     return check_index_size(recompute_every, algorithm, "recompute_every")
+
+
+def _newest(window: Callable[[], list[Any]], count: int) -> list[Any]:
+    """The newest ``count`` items of ``window()``."""
+    items = window()
+    return items[len(items) - count :]
 
 
 def _negate(x: Any) -> Any:
@@ -144,13 +148,13 @@ class SlickDequeInv(InOrderAggregator[Any, Any, Any]):
     """SlickDeque (Inv), id ``slickdeque_inv`` (001 Algorithm 1): one running aggregate per distinct range,
     ``ans ← inv(old) ⊗ (ans ⊗ new)`` — the left inverse, so any invertible monoid works, commutative or not.
 
-    ``sum_f64`` (declared not invertible) is accepted with drift control: after every ``max(recompute_every, n)``
-    updates (``recompute_every`` defaults to W in multi-query mode, :data:`DEFAULT_RECOMPUTE_EVERY` in plain mode;
-    the ``n`` keeps a refold's n ⊗ at ≤ 1 per update amortized) each running sum is refolded from the stored
-    partials; the error is then bounded by :func:`swagkit.spec.slickdeque.f64_drift_bound` with
-    ``K = max(recompute_every, n)``.
-    Recomputation ⊗ calls are counted in ``combine_count``; exact invertible monoids never recompute
-    (``recompute_every=0``). ``inverse_count`` counts calls of the inverse (one per ⊗ with an expiring partial).
+    ``sum_f64`` (declared not invertible) is accepted with drift control, so that every answer is one some
+    summation order of its own window's values could give (:mod:`swagkit.spec.f64_track`): each running sum
+    counts its infinities apart and tracks its own rounding error exactly; when that error passes half the
+    window's any-order bound (a large value left, say) the running sum is refolded from the stored partials.
+    ``recompute_every=K`` (default 0: never) refolds every running sum after every ``max(K, n)`` updates besides,
+    for any monoid. Refold ⊗ calls are counted in ``combine_count`` (n − 1 for n partials). ``inverse_count``
+    counts calls of the inverse (one per ⊗ with an expiring partial).
 
     Exception safety: *strong*. An insert or evict computes every new running aggregate (``inverse`` and both ⊗
     per range), and the refold when this update makes it due, before it writes anything; a raising ``combine``
@@ -176,12 +180,16 @@ class SlickDequeInv(InOrderAggregator[Any, Any, Any]):
         self._inverse: Callable[[Any], Any] = monoid.inverse if monoid.inverse is not None else _negate
         self.inverse_count = 0
         if recompute_every is None:
-            recompute_every = 0 if monoid.invertible else (self.capacity or DEFAULT_RECOMPUTE_EVERY)
+            recompute_every = 0  # exact monoids never drift; sum_f64's drift control needs no period
         self.recompute_every = check_recompute_every(recompute_every, self.algorithm)
         self._since = 0
         self._n = 0
         self._inserted = 0
         self._cursor = 0
+        #: drift control of ``sum_f64``: one track per running sum (plain mode: one), None for other monoids
+        self._tracks: list[f64_track.F64Track] | None = None
+        if f64_track.tracked(monoid):
+            self._tracks = [f64_track.EMPTY] * max(len(self.ranges), 1)
         if self.capacity is None:
             self._values: deque[Any] = deque()
             self._agg: Any = self._one
@@ -220,6 +228,42 @@ class SlickDequeInv(InOrderAggregator[Any, Any, Any]):
         n = len(window)
         return [self._fold(window[max(n - r, 0) :]) for r in self.ranges]
 
+    def _settled(self, track: f64_track.F64Track, window: Callable[[], list[Any]]) -> f64_track.F64Track:
+        """``track``, or -- when its error passed half its window's any-order bound -- its window refolded (the
+        refold's n − 1 ⊗ counted, as every refold's). ``window()``: the running sum's partials after the update."""
+        if f64_track.within_bound(track):
+            return track
+        values = window()
+        self._fold(values)
+        return f64_track.fold(values)
+
+    def _tracked(
+        self,
+        n: int,
+        refold: bool,
+        update: Callable[[int, f64_track.F64Track], f64_track.F64Track],
+        window_after: Callable[[], list[Any]],
+    ) -> list[f64_track.F64Track] | None:
+        """The new track of every running sum (ranges longest first; plain mode: one) after an update that leaves
+        ``n`` partials: ``update(i, track)`` applies it to running sum ``i``, then :meth:`_settled`; a due periodic
+        refold folds them all from ``window_after()``, the window after the update. None when nothing is
+        tracked."""
+        if self._tracks is None:
+            return None
+        if refold:
+            window = window_after()
+            window = window[len(window) - n :]  # (multi-query: a full ring's oldest partial leaves as v enters)
+            spans = [window] if self.capacity is None else [window[max(n - r, 0) :] for r in self.ranges]
+            return [f64_track.fold(span) for span in spans]
+        tracks = []
+        for i, track in enumerate(self._tracks):
+            new = update(i, track)
+            if new is not track:  # a running sum the update left alone is not checked again
+                span = n if self.capacity is None else min(self.ranges[i], n)
+                new = self._settled(new, functools.partial(_newest, window_after, span))
+            tracks.append(new)
+        return tracks
+
     def _insert(self, v: Any) -> None:
         """Plain: ``agg ← agg ⊗ v`` (1 ⊗). Multi-query: Algorithm 1 lines 16–35 — for every range R,
         ``ans_R ← inv(partials[currPos − R]) ⊗ (ans_R ⊗ v)`` *before* ``partials[currPos] ← v`` (2 ⊗ per range).
@@ -232,6 +276,10 @@ class SlickDequeInv(InOrderAggregator[Any, Any, Any]):
                 window = self._window()
                 window.append(v)
                 agg = self._refold(window)[0]
+            tracks = self._tracked(n, refold, lambda i, t: f64_track.add(t, v, 1), lambda: [*self._window(), v])
+            if tracks is not None:
+                agg = f64_track.answer(tracks[0])
+                self._tracks = tracks
             self._values.append(v)
             self._agg = agg
         else:
@@ -243,6 +291,18 @@ class SlickDequeInv(InOrderAggregator[Any, Any, Any]):
                 window = self._window()
                 window.append(v)
                 new = self._refold(window[len(window) - n :])
+            before = self._n
+
+            def enter(i: int, track: f64_track.F64Track) -> f64_track.F64Track:
+                # v enters range R; the partial R back leaves it when it was in the window (else a padding e)
+                r = self.ranges[i]
+                track = f64_track.add(track, v, 1)
+                return f64_track.add(track, ring[(cur - r) % W], -1) if r <= before else track
+
+            tracks = self._tracked(n, refold, enter, lambda: [*self._window(), v])
+            if tracks is not None:
+                new = [f64_track.answer(t) for t in tracks]
+                self._tracks = tracks
             for r, a in zip(self.ranges, new):
                 self._answers[r] = a
             ring[cur] = v
@@ -261,6 +321,10 @@ class SlickDequeInv(InOrderAggregator[Any, Any, Any]):
             refold = self._refold_due(n)
             if refold:
                 agg = self._refold(self._window()[1:])[0]
+            tracks = self._tracked(n, refold, lambda i, t: f64_track.add(t, old, -1), lambda: self._window()[1:])
+            if tracks is not None:
+                agg = f64_track.answer(tracks[0])
+                self._tracks = tracks
             self._values.popleft()
             self._agg = agg
         else:
@@ -277,6 +341,16 @@ class SlickDequeInv(InOrderAggregator[Any, Any, Any]):
             refold = self._refold_due(n)
             if refold:
                 new = self._refold(self._window()[1:])
+            before = self._n
+
+            def leave(i: int, track: f64_track.F64Track) -> f64_track.F64Track:
+                # the oldest partial leaves the ranges that cover the whole window (R >= n), no other
+                return f64_track.add(track, old, -1) if self.ranges[i] >= before else track
+
+            tracks = self._tracked(n, refold, leave, lambda: self._window()[1:])
+            if tracks is not None:
+                new = [f64_track.answer(t) for t in tracks]
+                self._tracks = tracks
             for r, a in zip(self.ranges, new):
                 self._answers[r] = a
             self._ring[slot] = self._one
@@ -341,6 +415,7 @@ class SlickDequeInv(InOrderAggregator[Any, Any, Any]):
             "recompute_every": self.recompute_every,
             "since": self._since,
             "inverse_count": self.inverse_count,
+            "tracks": None if self._tracks is None else tuple(tuple(t) for t in self._tracks),
         }
 
     @classmethod
@@ -352,9 +427,12 @@ class SlickDequeInv(InOrderAggregator[Any, Any, Any]):
         recompute_every: int | None = None,
         since: int = 0,
         inverse_count: int = 0,
+        tracks: Any = None,
     ) -> SlickDequeInv:
         """The aggregator whose :meth:`snapshot` is ``snapshot`` (copying and pickling; no ⊗ call). A snapshot
-        whose shape does not fit the ranges raises ``ValueError``/``TypeError``."""
+        whose shape does not fit the ranges raises ``ValueError``/``TypeError``. ``tracks``: the drift control's
+        state of ``sum_f64`` (:func:`swagkit.spec.f64_track.restore`); without it the tracks are refolded from the
+        partials and the answers follow them."""
         agg = cls(monoid, ranges, recompute_every=recompute_every)
         partials, answers = inv_snapshot_shape(snapshot, agg.ranges, since, inverse_count)
         check = restored_value_check(agg.monoid)
@@ -372,7 +450,23 @@ class SlickDequeInv(InOrderAggregator[Any, Any, Any]):
         agg._n = snapshot.length
         agg._since = since
         agg.inverse_count = inverse_count
+        if agg._tracks is not None:
+            agg._restore_tracks(tracks)
         return agg
+
+    def _restore_tracks(self, tracks: Any) -> None:
+        """The drift control's tracks from a snapshot's ``tracks`` (checked), or refolded from the partials."""
+        if tracks is not None:
+            self._tracks = f64_track.restore(tracks, max(len(self.ranges), 1))
+            return
+        window = self._window()
+        n = len(window)
+        spans = [window] if self.capacity is None else [window[max(n - r, 0) :] for r in self.ranges]
+        self._tracks = [f64_track.fold(span) for span in spans]
+        if self.capacity is None:
+            self._agg = f64_track.answer(self._tracks[0])
+        else:
+            self._answers = {r: f64_track.answer(t) for r, t in zip(self.ranges, self._tracks, strict=True)}
 
 
 def _nonneg_int(x: Any, what: str) -> int:

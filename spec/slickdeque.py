@@ -8,8 +8,8 @@ accepts the same monoids, raises the same errors and pops the same nodes.
   invertible monoid, commutative or not (the paper's ``(ans ⊕ new) ⊖ old`` is the commutative special case;
   notes §7.5). ``inverse`` is the monoid's unary two-sided inverse; the paper's ``⊖`` is one ⊗ with it, so a
   range costs exactly **2 ⊗ per partial** (plus one ``inverse`` call, counted separately). ``sum_f64`` is not
-  declared invertible (``a + b − b ≠ a`` in floats) but is accepted with drift control: the running sums are
-  recomputed from the stored partials every ``recompute_every`` partials (:func:`f64_drift_bound`).
+  declared invertible (``a + b − b ≠ a`` in floats) but is accepted with drift control that keeps every answer
+  within its window's own any-order bound (:mod:`swagkit.spec.f64_track`).
 * **Non-Inv** (Algorithm 2) needs a **selective** monoid (``a ⊗ b ∈ {a, b}``), not merely a non-invertible one
   (OR, GCD, union are neither; notes §2.2): constructing it with a monoid not declared ``selective`` raises
   :class:`UnsupportedMonoidError` naming algorithms that accept it.
@@ -17,7 +17,6 @@ accepts the same monoids, raises the same errors and pops the same nodes.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -33,7 +32,6 @@ __all__ = [
     "answer_index",
     "paper_answer_index",
     "multi_query_budget",
-    "f64_drift_bound",
     "F64_UNIT_ROUNDOFF",
 ]
 
@@ -149,20 +147,3 @@ def multi_query_budget(variant: str, distinct_ranges: int, steps: int) -> int:
     if variant == "noninv":
         return max(2 * steps - 1, 0)
     raise ValueError(f"variant must be 'inv' or 'noninv', got {variant!r}")
-
-
-def f64_drift_bound(recent: Sequence[float], r: int, recompute_every: int) -> float:
-    """Bound on ``|answer − exact sum|`` of a range-``r`` running ``sum_f64`` that is refolded from the stored
-    partials every ``recompute_every`` (= K) updates. ``recent`` are the last ``r + K`` partials (every value that
-    can have passed through the running sum since its last recomputation).
-
-    A recomputation folds at most ``r`` partials (error ≤ (r−1)·u·Σ|v|, recursive summation) and each of at most
-    K later updates makes two roundings, each at most ``u`` times the magnitude of the running value, itself at
-    most ``M = (r + 1) · max|recent|`` (the factor 2 absorbs the error carried along). So
-    ``|err| ≤ 2 · u · M · (r + 2K)``, ``u = 2⁻⁵³``; without recomputation (K unbounded) no bound holds
-    (tests show the cancellation ``1e16 + 1 − 1e16`` drifting)."""
-    if not recent:
-        return 0.0
-    big = max(abs(v) for v in recent)
-    m = (r + 1) * big
-    return 2.0 * F64_UNIT_ROUNDOFF * m * (r + 2 * recompute_every) + math.ulp(0.0)

@@ -340,6 +340,7 @@ def test_classes_are_documented() -> None:
         "nan_inf",
         "sign",
         "null_vs_value",
+        "order",
         "wrong",
         "refused",
         "crash",
@@ -404,6 +405,30 @@ def test_crafted_wrong_answers_fall_in_their_classes() -> None:
     assert judge(whole(ONE_TWO_FOUR, Call("string_agg", param="-")), 124).klass == "wrong"
     nan = whole(make_table([(1, 1, math.inf), (2, 2, -math.inf)], value_type="double"), Call("sum"))
     assert judge(nan, math.nan).exact and judge(nan, math.inf).klass == "wrong" and judge(nan, 0.0).klass == "wrong"
+
+
+def test_lists_in_another_order_are_their_own_class() -> None:
+    """The frame's items in another order (SQL leaves array_agg/string_agg's order to the engine without an ORDER
+    BY in the call) are class ``order``; other items are ``wrong``."""
+    strings = whole(ONE_TWO_FOUR, Call("string_agg", param="-"))
+    assert judge(strings, "1-2-4").exact
+    assert judge(strings, "4-1-2").klass == "order"
+    assert judge(strings, "1-2").klass == "wrong" and judge(strings, "1-2-4-4").klass == "wrong"
+    arrays = whole(ONE_TWO_FOUR, Call("array_agg"))
+    assert judge(arrays, [1, 2, 4, None]).exact
+    assert judge(arrays, [None, 4, 2, 1]).klass == "order"
+    assert judge(arrays, [1, 2, 4]).klass == "wrong"
+
+
+@pytest.mark.parametrize("separator", [",", ""])
+def test_string_agg_over_thousands_of_rows_is_judged_without_recursion(separator: str) -> None:
+    """A frame of 3,000 rows: the judge walks the items on its own stack (it once recursed per item)."""
+    table = make_table([(i, i, i % 7) for i in range(1, 3001)])
+    want = whole(table, Call("string_agg", param=separator))
+    items = [str(i % 7) for i in range(1, 3001)]
+    assert judge(want, separator.join(items)).exact
+    assert judge(want, separator.join(reversed(items))).klass == "order"
+    assert not judge(want, separator.join(items[:-1] + ["9"])).ok
 
 
 def test_membership_names_the_frame_without_tied_peers() -> None:

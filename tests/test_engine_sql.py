@@ -449,7 +449,8 @@ def test_spark_declarations_need_no_session() -> None:
 
 
 def test_registry() -> None:
-    assert ENGINE_NAMES == ("sqlite", "duckdb", "datafusion", "polars", "pandas", "spark", "swagkit")
+    names = ("sqlite", "duckdb", "datafusion", "polars", "pandas", "spark", "spark-segment-tree", "swagkit")
+    assert ENGINE_NAMES == names
     assert set(installed_engines()) <= set(ENGINE_NAMES)
     with pytest.raises(ValueError, match="unknown engine 'oracle'"):
         make_engine("oracle")

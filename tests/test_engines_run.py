@@ -37,7 +37,8 @@ PLANTED = {"ties": "membership", "subtract": "outside_bound", "null0": "null_vs_
 def test_each_planted_bug_is_found_classified_and_shrunk_at_the_default_budget(bug: str, tmp_path: Path) -> None:
     engine = PlantedEngine(bug)
     started = time.monotonic()
-    run = run_engine(engine, seed=0, budget=DEFAULT_BUDGET, cases=400)
+    # (tables of at most 300 rows: the planted engine folds each frame from scratch in Python, O(rows²) a query)
+    run = run_engine(engine, seed=0, budget=DEFAULT_BUDGET, cases=400, max_rows=300)
     assert run.findings, f"{bug}: nothing found in {run.cases} cases"
     classes = {sig[3] for sig in run.findings}
     assert PLANTED[bug] in classes, (bug, classes)
@@ -56,7 +57,7 @@ def test_each_planted_bug_is_found_classified_and_shrunk_at_the_default_budget(b
 
 
 def test_the_correct_planted_engine_passes_and_counts_what_it_skips() -> None:
-    run = run_engine(PlantedEngine(""), seed=1, budget=DEFAULT_BUDGET, cases=150)
+    run = run_engine(PlantedEngine(""), seed=1, budget=DEFAULT_BUDGET, cases=150, max_rows=300)
     assert not run.findings, [f.failed.detail for f in run.findings.values()]
     totals = run.matrix.totals("planted_correct")
     assert totals.answers > 0 and totals.exact + totals.within == totals.answers
@@ -162,3 +163,65 @@ def test_check_case_counts_every_answer() -> None:
     assert total.queries == len(supported) and total.skipped == len(case.queries) - len(supported)
     assert total.answers == len(supported) * len(case.table.rows)
     assert case_from_json(case_to_json(case)) == case
+
+
+class _Scripted:
+    """An engine that answers every query with the same column, or refuses it: for the runner's own rules."""
+
+    name = "scripted"
+
+    def __init__(self, column: Any, nan_is_null: bool = False) -> None:
+        self.column = column
+        self.nan_is_null = nan_is_null
+
+    def version(self) -> str:
+        return "1"
+
+    def unsupported(self, table: Any, query: Any) -> None:
+        return None
+
+    def run(self, table: Any, queries: Any) -> list[Any]:
+        return [self.column(table) for _ in queries]
+
+    def render(self, table: Any, queries: Any) -> str:
+        return ""
+
+    def repro(self, case: Any) -> Any:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+def _nan_case() -> Case:
+    from swagkit.verify.engines.model import Bound, Call, Frame, Query, Table, Window
+
+    rows = ((1, None, 1, math.inf, None, None), (2, None, 2, -math.inf, None, None))
+    whole = Window(frame=Frame("rows", Bound("unbounded_preceding"), Bound("unbounded_following")))
+    return Case(Table("int", "double", rows), (Query(Call("sum"), whole),), 0, 0)
+
+
+def test_an_engine_without_nan_may_answer_null_where_nan_is_exact() -> None:
+    case = _nan_case()  # inf + -inf: NaN in every order
+    nulls = lambda table: [None] * len(table.rows)  # noqa: E731
+    assert check_case(_Scripted(nulls, nan_is_null=True), case) == []
+    assert [f.klass for f in check_case(_Scripted(nulls), case)] == ["null_vs_value"]
+    zeros = lambda table: [0.0] * len(table.rows)  # noqa: E731
+    assert [f.klass for f in check_case(_Scripted(zeros, nan_is_null=True), case)] == ["wrong"]
+
+
+def test_a_refused_distinct_window_aggregate_is_skipped_not_a_finding() -> None:
+    from dataclasses import replace
+
+    from swagkit.verify.engines.engine import Failure
+    from swagkit.verify.engines.matrix import Matrix
+
+    case = _nan_case()
+    query = case.queries[0]
+    distinct = replace(case, queries=(replace(query, call=replace(query.call, distinct=True)), query))
+    refusing = _Scripted(lambda table: Failure("refused", "no DISTINCT in window functions"))
+    matrix = Matrix()
+    failed = check_case(refusing, distinct, matrix)
+    assert [(f.query_index, f.klass) for f in failed] == [(1, "refused")]  # the plain query's refusal only
+    total = matrix.totals("scripted")
+    assert (total.skipped, total.refused) == (1, 1)

@@ -15,7 +15,7 @@ def stored(state: SlickDequeInvState) -> int:
 
 
 # insert ``agg ⊗ v``, evict ``inv(old) ⊗ agg`` (0 when it empties the window), query 0; n partials + 1 aggregate.
-# Exact invertible monoids only: sum_f64's periodic recomputation (accepted by the class with drift control) is
+# Exact invertible monoids only: sum_f64's refolds (the class accepts it with drift control, spec/f64_track.py) are
 # extra ⊗ that this budget does not cover, so it is not registered.
 BUDGET = Budget(
     "slickdeque_inv",

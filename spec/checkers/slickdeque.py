@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .. import f64_track
 from ..monoid import Monoid
 from ..slickdeque import answer_index, selects_right
 from ..snapshots import SlickDequeInvState, SlickDequeNonInvState
@@ -17,7 +18,8 @@ from ._common import Checker
 
 INV_WORDING = {
     "ring": "I1 (ring contents): partials[(t−k) mod W] = v_(t−k) for k in 0…W−1, or e if v_(t−k) is not in the window",
-    "answers": "I2 (running aggregates): answers[R] = v_(t−R+1) ⊕ … ⊕ v_t for every distinct range R (e padding)",
+    "answers": "I2 (running aggregates): answers[R] = v_(t−R+1) ⊕ … ⊕ v_t for every distinct range R (e padding); "
+    "for sum_f64 a value some summation order of those partials gives (within their any-order bound)",
     "cursor": "I3 (cursor): currPos = (t+1) mod W",
     "keys": "I4 (keys): the keys of answers are exactly the distinct ranges, 1 ≤ R ≤ W, W = max R",
     "size": "the window holds n ≤ W partials, as many as were inserted and not evicted",
@@ -56,11 +58,16 @@ def check_slickdeque_inv(state: SlickDequeInvState, monoid: Monoid[Any, Any, Any
     n, W = c.n, state.capacity
     c.require(state.length == n, "size", INV_WORDING["size"], f"length = {state.length}, window n = {n}")
     _check_keys(c, [r for r, _ in state.answers], W, INV_WORDING["keys"])
+    tracked = f64_track.tracked(monoid)
     if W is None:
         c.require(len(state.partials) == n, "ring", INV_WORDING["ring"], f"{len(state.partials)} stored, n = {n}")
         c.check_range("ring", INV_WORDING["ring"], state.partials, c.window, 0, "partial")
-        want = c.fold(0, n - 1)
         got = state.answers[0][1]
+        if tracked:
+            ok = f64_track.any_order_ok(got, c.window)
+            c.require(ok, "answers", INV_WORDING["answers"], f"whole window: {got!r}, outside its any-order bound")
+            return
+        want = c.fold(0, n - 1)
         c.require(c.equal(got, want), "answers", INV_WORDING["answers"], f"whole window: {got!r}, expected {want!r}")
         return
     c.require(n <= W and n <= state.inserted, "size", INV_WORDING["size"], f"n = {n}, W = {W}, t+1 = {state.inserted}")
@@ -78,6 +85,12 @@ def check_slickdeque_inv(state: SlickDequeInvState, monoid: Monoid[Any, Any, Any
         got = state.partials[slot]
         if not c.equal(got, want):
             c.fail("ring", INV_WORDING["ring"], f"k={k}: partials[{slot}] = {got!r}, expected {want!r}")
+    if tracked:
+        for r, got in state.answers:
+            assert r is not None
+            ok = f64_track.any_order_ok(got, c.window[max(n - r, 0) :])
+            c.require(ok, "answers", INV_WORDING["answers"], f"answers[{r}] = {got!r}, outside its any-order bound")
+        return
     suffix = c.suffixes(0, n)
     for r, got in state.answers:
         assert r is not None

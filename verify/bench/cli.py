@@ -33,6 +33,7 @@ EXPERIMENTS: dict[str, str] = {
     "002": "exp002",
     "004": "exp004",
     "peers": "peers",
+    "engines": "engine_peers",
 }
 DEFAULT_OUT = "bench-results"
 PRESETS = ("FULL", "QUICK", "TINY")

@@ -20,8 +20,9 @@ robust to the load of a shared machine; the absolute items/s beside them (the co
 3. **accuracy of the float sums** (issue 24), same window, over as many floats with twenty ±1e17 spikes
    (:func:`.sum_accuracy.spiked_floats`): each contender's worst error as a share of its frame's any-order bound
    ``γ_{n−1}·Σ|x|``, computed exactly (:func:`.sum_accuracy.worst_share_of_bound`). Target: ``window_sum`` at
-   most 1 (the check reads bound / worst error ≥ 1×); bottleneck's ``move_sum`` and the ⊗ sequence of
-   ``window_array(SlickDequeInv, sum_f64)``, both subtract-on-evict, are shown beside it.
+   most 1 (the check reads bound / worst error ≥ 1×); ``window_array(SlickDequeInv, sum_f64)``, subtract-on-evict
+   kept within the bound by its drift control (:mod:`swagkit.spec.f64_track`), and bottleneck's ``move_sum``,
+   plain subtract-on-evict, are shown beside it.
 
 The progress lines give both sides' items/s beside each ratio. Missing peers (bottleneck, pandas, rolling, river:
 the ``bench`` extra) are skipped with a note.
@@ -216,8 +217,9 @@ def array_lines(n: int, repeats: int, window: int, notes: list[str]) -> Iterator
 
 def accuracy_shares(n: int, window: int, notes: list[str]) -> list[tuple[str, float]]:
     """Section 3: (contender, worst error / its frame's any-order bound) over ``n`` floats with twenty ±1e17
-    spikes; ``window_sum`` first, then the subtract-on-evict sums shown for comparison (bottleneck's when
-    installed). O(n) exact big-int arithmetic per contender (a few seconds for 2 M floats)."""
+    spikes; ``window_sum`` first, then the subtract-on-evict sums shown for comparison (SlickDeque's with its drift
+    control, bottleneck's plain one when installed). O(n) exact big-int arithmetic per contender (a few seconds
+    for 2 M floats)."""
     values = spiked_floats(n)
     sums: list[tuple[str, Callable[[], Any]]] = [
         ("window_sum sum_f64", lambda: opt.window_sum(sum_f64(), values, window)),
@@ -418,7 +420,7 @@ def _add_accuracy(outcome: Outcome, sizes: Sizes, notes: list[str], progress: ti
         outcome.rows.append(
             Row("peers_accuracy", name, "sum", data, "window", sizes.window, "worst_error_share_of_bound", share)
         )
-        if name.startswith("window_sum"):
+        if name.startswith(("window_sum", "window_array SlickDequeInv")):
             headroom = math.inf if share == 0 else math.floor(100.0 / share) / 100.0
             outcome.checks.append(
                 Check(

@@ -86,6 +86,8 @@ class Outcome:
     checks: list[Check] = field(default_factory=list)
     figures: list[Figure] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: Markdown tables written after the ratio table (e.g. the engines experiment's rates beside correctness)
+    tables: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
 
@@ -133,6 +135,8 @@ def write_markdown(
             for r in o.ratios:
                 out.write(f"| {r.what} | {r.contender} | {r.baseline} | {r.ratio:.2f} | {r.rounds} |\n")
             out.write("\n")
+        for table in o.tables:
+            out.write(f"{table}\n\n")
         for fig in o.figures:
             if fig.name in drawn:
                 out.write(f"![{fig.title}]({fig.name}.png)\n\n")

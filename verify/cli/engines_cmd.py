@@ -66,7 +66,7 @@ def add_engines_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _options(args: argparse.Namespace) -> tuple[list[str], list[Any]]:
     """The engines to run and the known findings (a :class:`UsageError` for anything the user must change)."""
-    from ..engines.adapters import ENGINE_NAMES, installed_engines
+    from ..engines.adapters import ENGINE_NAMES, SPARK_ENGINES, installed_engines
     from ..engines.known import KnownFindingsError, load_known
 
     if args.budget <= 0 or args.budget != args.budget or args.budget == float("inf"):
@@ -84,8 +84,8 @@ def _options(args: argparse.Namespace) -> tuple[list[str], list[Any]]:
         missing = [n for n in names if n not in installed]
         if missing:
             raise UsageError(f"--engine: {', '.join(missing)} not installed here (pip install 'swagkit[engines]')")
-    if not args.spark and "spark" in names and not args.engine:
-        names.remove("spark")  # the default run stays in-process; name spark to check Spark SQL
+    if not args.engine:  # the default run stays in-process: name spark (spark-segment-tree) to check Spark SQL
+        names = [n for n in names if n not in SPARK_ENGINES]
     try:
         known = [] if args.known == "none" else load_known(args.known or BUNDLED_KNOWN)
     except KnownFindingsError as error:
@@ -108,17 +108,20 @@ def engines_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _run_local(args: argparse.Namespace, names: Sequence[str], known: Sequence[Any], err: TextIO) -> dict[str, Any]:
-    from ..engines.adapters import EngineUnavailable, make_engine
+    from ..engines.adapters import EngineUnavailable
     from ..engines.run import run_engine
 
     runs: dict[str, Any] = {}
     for name in names:
         try:
-            engine = make_engine(name)
+            engine = _make(args, name)
         except EngineUnavailable as error:
             raise UsageError(str(error)) from None
         try:
             print(f"  {name} {engine.version()} ...", file=err, flush=True)
+            made = getattr(args, "made", None)
+            if made is not None:
+                made[name] = engine  # the caller reads what the engine counted (verify --spark-sql)
             runs[name] = run_engine(
                 engine,
                 seed=args.seed,
@@ -126,6 +129,7 @@ def _run_local(args: argparse.Namespace, names: Sequence[str], known: Sequence[A
                 budget=args.budget,
                 known=known,
                 shrink_budget=args.shrink_budget,
+                max_rows=getattr(args, "max_rows", None),
             )
         finally:
             engine.close()
@@ -133,13 +137,14 @@ def _run_local(args: argparse.Namespace, names: Sequence[str], known: Sequence[A
 
 
 def _run_spark(args: argparse.Namespace, names: Sequence[str], known: Sequence[Any]) -> dict[str, Any]:
+    from ..engines.adapters import SPARK_ENGINES
     from ..engines.fanout import run_on_spark
     from ..spark.session import local_session, session_for
 
     spark = session_for(args.master, "swagkit-engines") if args.master else local_session("swagkit-engines")
     return run_on_spark(
         spark,
-        [n for n in names if n != "spark"],
+        [n for n in names if n not in SPARK_ENGINES],
         seed=args.seed,
         cases=args.cases or DEFAULT_SPARK_CASES,
         budget=args.budget,
@@ -181,7 +186,6 @@ def engines_stage(seed: int, out: TextIO, err: TextIO) -> int:
 
 
 def _report(args: argparse.Namespace, runs: dict[str, Any], known: Sequence[Any], out: TextIO, seconds: float) -> int:
-    from ..engines.adapters import make_engine
     from ..engines.matrix import Matrix
     from ..engines.repro import write_repro
 
@@ -197,7 +201,7 @@ def _report(args: argparse.Namespace, runs: dict[str, Any], known: Sequence[Any]
         new_total += len(new)
         counts = [run.cases, f"{run.cases_per_second:.0f}", totals.answers, totals.wrong_total, totals.refused]
         rows.append([name, run.version, *map(str, counts), str(totals.skipped), str(len(run.findings)), str(len(new))])
-        adapter = make_engine(name) if run.findings else None
+        adapter = _make(args, name) if run.findings else None
         for finding in run.findings.values():
             assert adapter is not None
             headline = _headline(finding)
@@ -226,18 +230,28 @@ def _report(args: argparse.Namespace, runs: dict[str, Any], known: Sequence[Any]
     return 1 if new_total else 0
 
 
+def _make(args: argparse.Namespace, name: str) -> Any:
+    """Engine ``name``'s adapter, made with the options ``args.engine_options`` gives it (``swagkit verify
+    --spark-sql``: the session, the segment tree's block size and fanout)."""
+    from ..engines.adapters import make_engine
+
+    return make_engine(name, **getattr(args, "engine_options", {}).get(name, {}))
+
+
 def _findings_markdown(listed: Sequence[tuple[Any, Path]], runs: dict[str, Any], args: argparse.Namespace) -> str:
     """Every finding: its headline, whether it is known, how often its signature came up, the shrunk case in the
     engine's own spelling and the repro's directory (relative to the output directory)."""
-    from ..engines.adapters import make_engine
 
     lines = ["# Engine findings", "", _preamble(runs, args), ""]
     lines += [f"{len(listed)} distinct findings (engine, aggregate, frame kind, class); each directory named below "]
     lines += ["holds a standalone `repro.py` that exits 1 while the engine disagrees.", ""]
     adapters: dict[str, Any] = {}
     for finding, path in listed:
-        engine = adapters.setdefault(finding.engine, make_engine(finding.engine))
-        status = "known" if finding.known else "new"
+        engine = adapters.setdefault(finding.engine, _make(args, finding.engine))
+        status = "new"
+        if finding.known:
+            why = "; ".join(x for x in (finding.known.note, finding.known.link) if x)
+            status = f"known ({why})" if why else "known"
         count = runs[finding.engine].occurrences[finding.signature]
         lines += [f"## {_headline(finding)}", ""]
         lines += [f"{status}; {count} wrong queries of this signature; repro: `{path.parent.name}/`", ""]

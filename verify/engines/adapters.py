@@ -16,7 +16,7 @@ from typing import Any
 
 from .engine import Engine
 
-__all__ = ["ENGINE_NAMES", "EngineUnavailable", "installed_engines", "make_engine"]
+__all__ = ["ENGINE_NAMES", "SPARK_ENGINES", "EngineUnavailable", "installed_engines", "make_engine"]
 
 _ENGINES_EXTRA = "pip install 'swagkit[engines]'"
 
@@ -38,11 +38,16 @@ _ADAPTERS: dict[str, _Adapter] = {
     "polars": _Adapter("polars_engine", "PolarsEngine", ("polars",), _ENGINES_EXTRA),
     "pandas": _Adapter("pandas_engine", "PandasEngine", ("pandas",), _ENGINES_EXTRA),
     "spark": _Adapter("spark_engine", "SparkEngine", ("pyspark",), "pip install 'swagkit[spark]'"),
+    "spark-segment-tree": _Adapter(
+        "spark_engine", "SparkSegmentTreeEngine", ("pyspark",), "pip install 'swagkit[spark]'"
+    ),
     "swagkit": _Adapter("swagkit_engine", "SwagkitEngine", (), ""),
 }
 
 #: every engine swagkit has an adapter for, in the order reports list them
 ENGINE_NAMES: tuple[str, ...] = tuple(_ADAPTERS)
+#: the engines that run Spark SQL (on the driver's session: never inside a Spark task, and named to run)
+SPARK_ENGINES: tuple[str, ...] = ("spark", "spark-segment-tree")
 
 
 class EngineUnavailable(RuntimeError):
@@ -60,7 +65,8 @@ def _missing(name: str, options: dict[str, Any]) -> str | None:
     for package in adapter.packages:
         if importlib.util.find_spec(package) is None:
             return f"{package} is not installed: {adapter.install}"
-    if name == "spark" and options.get("session") is None and not (os.environ.get("JAVA_HOME") or shutil.which("java")):
+    java = os.environ.get("JAVA_HOME") or shutil.which("java")
+    if name in SPARK_ENGINES and options.get("session") is None and not java:
         return "no Java runtime for a local Spark session (install Java 17+ or set JAVA_HOME)"
     return None
 

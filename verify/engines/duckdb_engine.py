@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .sql import FailureKind, SqlEngine
+from .sql import FailureKind, SqlEngine, dbapi_prelude
 
 __all__ = ["DuckdbEngine"]
 
@@ -31,20 +31,7 @@ class DuckdbEngine(SqlEngine):
 
     name = "duckdb"
     ignore_nulls_inside = True
-    repro_prelude = """
-import duckdb
-
-connection = duckdb.connect(":memory:")
-version = duckdb.__version__
-
-
-def execute(sql):
-    connection.execute(sql)
-
-
-def fetch(sql):
-    return connection.execute(sql).fetchall()
-"""
+    repro_prelude = dbapi_prelude("duckdb", 'duckdb.connect(":memory:")', "duckdb.__version__")
 
     def __init__(self) -> None:
         self._duckdb = _duckdb()

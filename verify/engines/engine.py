@@ -8,6 +8,10 @@ engine typed it, ``str``, ``bool``, ``list`` for arrays. A query the engine reje
 it supported comes back as a :class:`Failure` of kind ``refused`` (a valid standard query refused at planning is
 a finding of its own); an engine that died (a Rust panic, an internal error) as kind ``crash``.
 
+An engine that has no NaN distinct from NULL (SQLite stores a NaN as NULL; pandas' one missing marker for floats
+is NaN, read back as NULL) sets the class attribute ``nan_is_null = True``: its NULL then meets an exact NaN
+(:func:`nan_is_null`), since no answer of that engine could be right otherwise.
+
 Adapters run in-process, on the driver or on a Spark worker; each owns its connection (:meth:`Engine.close`).
 """
 
@@ -19,7 +23,12 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from .model import Case, Query, Table
 
-__all__ = ["Answers", "Engine", "Failure", "Repro"]
+__all__ = ["Answers", "Engine", "Failure", "Repro", "nan_is_null"]
+
+
+def nan_is_null(engine: object) -> bool:
+    """Whether ``engine`` declares that it cannot tell NaN from NULL (the module docstring)."""
+    return bool(getattr(engine, "nan_is_null", False))
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ imports an engine.
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import math
 import os
@@ -41,10 +42,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .engine import Answers, Failure
-from .model import Bound, Frame, Query, Table, Window
+from .engine import Answers, Failure, Repro
+from .model import Bound, Case, Frame, Query, Table, Window
 
 __all__ = [
+    "ProgramEngine",
     "Closed",
     "Program",
     "RowsWindow",
@@ -310,3 +312,46 @@ def raised_inside(error: BaseException, *packages: str) -> bool:
             if innermost.startswith(os.path.abspath(folder) + os.sep):
                 return True
     return False
+
+
+class ProgramEngine:
+    """A dataframe engine whose case runs as a Python program (pandas, Polars): an adapter sets ``name``,
+    ``package`` (imported for its ``__version__``), ``alias`` (the program's name for it: ``pd``, ``pl``) and
+    ``namespace`` (the program's ``__name__``), and implements :meth:`plan`, :meth:`program` and
+    :meth:`failure`."""
+
+    name: str
+    package: str
+    alias: str
+    namespace: str
+
+    def plan(self, table: Table, query: Query) -> Any:
+        """The query's spelling (any object), or a string: why the engine cannot express it."""
+        raise NotImplementedError
+
+    def program(self, table: Table, queries: Sequence[Query]) -> Program:
+        raise NotImplementedError
+
+    def failure(self, error: BaseException) -> Failure:
+        raise NotImplementedError
+
+    def version(self) -> str:
+        return str(importlib.import_module(self.package).__version__)
+
+    def unsupported(self, table: Table, query: Query) -> str | None:
+        chosen = self.plan(table, query)
+        return chosen if isinstance(chosen, str) else None
+
+    def run(self, table: Table, queries: Sequence[Query]) -> Answers:
+        """The answers of ``queries`` (each declared supported: ``ValueError`` otherwise), by running the text
+        :meth:`render` returns."""
+        return run_program(self.program(table, queries), {"__name__": self.namespace}, self.failure)
+
+    def render(self, table: Table, queries: Sequence[Query]) -> str:
+        return self.program(table, queries).text
+
+    def repro(self, case: Case) -> Repro:
+        return Repro(files={}, code=self.render(case.table, case.queries) + f"version = {self.alias}.__version__\n")
+
+    def close(self) -> None:
+        """Nothing to release: each run builds its own DataFrame."""

@@ -106,7 +106,7 @@ class Features:
     reversed_frames: bool = True
     dataframe: bool = False
     sql: bool = True
-    max_rows: int = 300
+    max_rows: int = 1500
     max_queries: int = 6
     unsupported: Callable[[Table, Query], str | None] | None = field(default=None, compare=False, hash=False)
 
@@ -195,10 +195,10 @@ def _row_count(rng: random.Random, max_rows: int) -> int:
         count = rng.randint(2, 30)
     elif draw < 0.96:
         count = rng.randint(31, 80)
-    elif draw < 0.99 or max_rows <= 300:
+    elif draw < 0.97 or max_rows <= 300:
         count = rng.randint(81, 300)
-    else:
-        count = rng.randint(max(301, max_rows // 2), max_rows)
+    else:  # a large table: engines switch data structures as a frame grows (SQLite's min/max past ~264 rows)
+        count = rng.randint(301, max_rows)
     return max(1, min(count, max_rows))
 
 

@@ -46,6 +46,8 @@ CLASSES: dict[str, str] = {
     "nan_inf": "NaN or an infinity where the exact answer is finite",
     "sign": "a negative variance or standard deviation",
     "null_vs_value": "NULL where the exact answer is a value, or a value where it is NULL",
+    "order": "string_agg/array_agg listing exactly the frame's items, in an order other than the frame's (SQL "
+    "leaves that order to the engine unless the call has its own ORDER BY)",
     "wrong": "any other wrong answer (a different value where the answer must be exact, a wrong type)",
     "refused": "the engine rejected a valid query the adapter declared supported",
     "crash": "the engine died: a panic, an internal error, a wrong number of rows",
@@ -176,31 +178,72 @@ def _same_multiset(got: list[Any], want: list[Any]) -> bool:
 
 
 def _string_matches(got: Any, groups: Sequence[Sequence[str]], separator: str) -> bool:
-    """Whether ``got`` is the groups' strings joined by ``separator``, in any order within a group (depth-first
-    over the choices; the generator's strings never contain a separator, so the search does not branch much)."""
+    """Whether ``got`` is the groups' strings joined by ``separator``, in any order within a group. When no item
+    holds the separator (the generator's never do), splitting ``got`` decides it; otherwise a depth-first search
+    over the choices, kept on an explicit stack (a frame of thousands of rows must not exhaust Python's
+    recursion limit)."""
     if not isinstance(got, str) or not groups:
         return False
+    total = sum(len(group) for group in groups)
+    if total == 0:
+        return got == ""
+    if separator and not any(separator in item for group in groups for item in group):
+        pieces = got.split(separator)
+        if len(pieces) != total:
+            return False
+        position = 0
+        for group in groups:
+            if Counter(pieces[position : position + len(group)]) != Counter(group):
+                return False
+            position += len(group)
+        return True
+    return _string_search(got, [list(group) for group in groups if group], separator)
 
-    def consume(position: int, group: int, left: Counter[str], used: int) -> bool:
+
+def _string_search(got: str, groups: list[list[str]], separator: str) -> bool:
+    """The depth-first search of :func:`_string_matches`: a state is (position in ``got``, group, the group's items
+    not used yet, items used so far); each state is expanded once, and once per distinct item that fits at the
+    position."""
+    stack: list[tuple[int, int, Counter[str], int]] = [(0, 0, Counter(groups[0]), 0)]
+    seen: set[tuple[int, int, tuple[tuple[str, int], ...], bool]] = set()
+    while stack:
+        position, group, left, used = stack.pop()
+        state = (position, group, tuple(sorted(left.items())), used > 0)
+        if state in seen:
+            continue
+        seen.add(state)
         if not left:
             if group + 1 == len(groups):
-                return position == len(got)
-            return consume(position, group + 1, Counter(groups[group + 1]), used)
-        for item in list(left):
+                if position == len(got):
+                    return True
+                continue
+            stack.append((position, group + 1, Counter(groups[group + 1]), used))
+            continue
+        for item in left:
             piece = (separator if used else "") + item
             if got.startswith(piece, position):
-                left[item] -= 1
-                rest = +left
-                if consume(position + len(piece), group, rest, used + 1):
-                    return True
-                left[item] += 1
-        return False
-
-    return consume(0, 0, Counter(groups[0]), 0)
+                rest = left.copy()
+                rest[item] -= 1
+                stack.append((position + len(piece), group, +rest, used + 1))
+    return False
 
 
 def judge(expected: Expected, got: Any) -> Verdict:
     """``got`` (an engine's answer for one row, as :mod:`.engine` delivers it) against the exact ``expected``."""
+    verdict = _judge(expected, got)
+    if verdict.ok or verdict.klass != "wrong" or not expected.items:
+        return verdict
+    one_group = (expected.items,)
+    if expected.aggregate == "string_agg":
+        reordered = _string_matches(got, one_group, str(expected.param))
+    else:
+        reordered = _list_matches(got, one_group)
+    if not reordered:
+        return verdict
+    return Verdict(False, "order", f"{verdict.detail}: the frame's items in another order")
+
+
+def _judge(expected: Expected, got: Any) -> Verdict:
     value, candidates = expected.value, expected.candidates
     if candidates is not None and expected.aggregate in POSITIONAL:
         for candidate in candidates:

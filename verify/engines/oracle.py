@@ -188,7 +188,9 @@ class Expected:
       ``array_agg`` the frame's items as consecutive peer groups (a tuple of tuples): any answer listing each
       group's items in some order, group after group (``param`` is ``string_agg``'s separator);
     * ``n``: the values the aggregate folds (non-NULL; distinct ones under DISTINCT; rows for ``count(*)``) and
-      ``abs_sum`` their ``Σ|x|`` (a double; inf with an infinity) -- the scale of the bound, for reports.
+      ``abs_sum`` their ``Σ|x|`` (a double; inf with an infinity) -- the scale of the bound, for reports;
+    * ``items``: for ``string_agg`` and ``array_agg``, the frame's items in frame order (None otherwise): an answer
+      listing them in another order is told apart from one with other items (judge class ``order``).
     """
 
     aggregate: str
@@ -198,6 +200,7 @@ class Expected:
     n: int = 0
     abs_sum: float = 0.0
     param: Any = None
+    items: tuple[Any, ...] | None = None
 
 
 def gamma(k: int) -> float:
@@ -597,7 +600,7 @@ def _listing(call: Call, values: Sequence[Any], labels: Sequence[int]) -> Expect
     groups = _peer_runs(items, item_labels)
     open_order = any(len(set(map(repr, group))) > 1 for group in groups)
     value = str(call.param).join(items) if aggregate == "string_agg" else items
-    return replace(base, value=value, candidates=tuple(groups) if open_order else None)
+    return replace(base, value=value, candidates=tuple(groups) if open_order else None, items=tuple(items))
 
 
 def _fold(call: Call, integer: bool, values: Sequence[Any], labels: Sequence[int]) -> Expected:

@@ -33,14 +33,14 @@ any other error a ``crash``. pandas is imported when a query runs, never at impo
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from .engine import Answers, Failure, Repro
+from .engine import Failure
 from .frames_api import (
     Program,
+    ProgramEngine,
     RowsWindow,
     ValueWindow,
     common_problem,
@@ -52,10 +52,9 @@ from .frames_api import (
     raised_inside,
     range_order_problem,
     rows_window,
-    run_program,
     value_window,
 )
-from .model import Call, Case, Query, Table
+from .model import Call, Query, Table
 
 __all__ = ["METHODS", "PandasEngine", "Plan", "plan"]
 
@@ -224,28 +223,21 @@ def _failure(error: BaseException) -> Failure:
     return Failure("crash", error_text(error))
 
 
-class PandasEngine:
+class PandasEngine(ProgramEngine):
     """pandas' rolling windows as an :class:`~.engine.Engine` (see the module docstring)."""
 
+    nan_is_null = True  # pandas has one missing marker for floats, NaN, read back as NULL (engine.py)
+
     name = "pandas"
+    package = "pandas"
+    alias = "pd"
+    namespace = "pandas_case"
 
-    def version(self) -> str:
-        return str(importlib.import_module("pandas").__version__)
+    def plan(self, table: Table, query: Query) -> Plan | str:
+        return plan(table, query)
 
-    def unsupported(self, table: Table, query: Query) -> str | None:
-        chosen = plan(table, query)
-        return chosen if isinstance(chosen, str) else None
+    def program(self, table: Table, queries: Sequence[Query]) -> Program:
+        return program(table, queries)
 
-    def run(self, table: Table, queries: Sequence[Query]) -> Answers:
-        """The answers of ``queries`` (each declared supported: ``ValueError`` otherwise), by running the text
-        :meth:`render` returns."""
-        return run_program(program(table, queries), {"__name__": "pandas_case"}, _failure)
-
-    def render(self, table: Table, queries: Sequence[Query]) -> str:
-        return program(table, queries).text
-
-    def repro(self, case: Case) -> Repro:
-        return Repro(files={}, code=self.render(case.table, case.queries) + "version = pd.__version__\n")
-
-    def close(self) -> None:
-        """Nothing to release: each run builds its own DataFrame."""
+    def failure(self, error: BaseException) -> Failure:
+        return _failure(error)

@@ -34,11 +34,12 @@ from __future__ import annotations
 import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
-from .engine import Answers, Failure, Repro
+from .engine import Failure
 from .frames_api import (
     Program,
+    ProgramEngine,
     RowsWindow,
     ValueWindow,
     common_problem,
@@ -50,10 +51,9 @@ from .frames_api import (
     raised_inside,
     range_order_problem,
     rows_window,
-    run_program,
     value_window,
 )
-from .model import Case, Query, Table
+from .model import Query, Table
 
 __all__ = ["AGGREGATIONS", "ROLLING", "PolarsEngine", "Plan", "plan"]
 
@@ -297,10 +297,6 @@ def program(table: Table, queries: Sequence[Query]) -> Program:
 # the engine
 
 
-def _polars() -> Any:
-    return importlib.import_module("polars")
-
-
 def _failure(error: BaseException) -> Failure:
     """A panic is a crash; an error Polars raised on purpose refuses the query; anything else is a crash."""
     if type(error).__name__ == "PanicException" or not isinstance(error, Exception):
@@ -313,28 +309,19 @@ def _failure(error: BaseException) -> Failure:
     return Failure("crash", error_text(error))
 
 
-class PolarsEngine:
+class PolarsEngine(ProgramEngine):
     """Polars' rolling windows as an :class:`~.engine.Engine` (see the module docstring)."""
 
     name = "polars"
+    package = "polars"
+    alias = "pl"
+    namespace = "polars_case"
 
-    def version(self) -> str:
-        return str(_polars().__version__)
+    def plan(self, table: Table, query: Query) -> Plan | str:
+        return plan(table, query)
 
-    def unsupported(self, table: Table, query: Query) -> str | None:
-        chosen = plan(table, query)
-        return chosen if isinstance(chosen, str) else None
+    def program(self, table: Table, queries: Sequence[Query]) -> Program:
+        return program(table, queries)
 
-    def run(self, table: Table, queries: Sequence[Query]) -> Answers:
-        """The answers of ``queries`` (each declared supported: ``ValueError`` otherwise), by running the text
-        :meth:`render` returns."""
-        return run_program(program(table, queries), {"__name__": "polars_case"}, _failure)
-
-    def render(self, table: Table, queries: Sequence[Query]) -> str:
-        return program(table, queries).text
-
-    def repro(self, case: Case) -> Repro:
-        return Repro(files={}, code=self.render(case.table, case.queries) + "version = pl.__version__\n")
-
-    def close(self) -> None:
-        """Nothing to release: each run builds its own DataFrame."""
+    def failure(self, error: BaseException) -> Failure:
+        return _failure(error)

@@ -19,18 +19,98 @@ model's ``array_agg`` and is unsupported; ``string_agg(s, sep)`` exists since Sp
 Spark runs in ANSI mode by default (4.0+): an overflowing ``sum`` is an ``ARITHMETIC_OVERFLOW`` error, a
 ``refused`` query whose message says so. An error with an ``INTERNAL_ERROR`` condition, or one PySpark did not
 capture (a bare ``Py4JJavaError``), is a crash.
+
+**Two frame implementations, two engines.** ``spark`` is Spark's default window frame; ``spark-segment-tree``
+(:class:`SparkSegmentTreeEngine`) turns on the block-chunked segment tree of Spark 4.2+
+(``spark.sql.window.segmentTree.enabled``, off by default) for its queries only, with small blocks and fanout and
+no small-partition fallback (:func:`segment_tree_conf`), so that the tree itself runs on case-sized partitions;
+Spark's own SQL metrics (``numSegmentTreeFrames``, :func:`segment_tree_metrics`) count the frames it built, and
+its repro scripts set the same configuration. ``swagkit verify --spark-sql`` runs the two.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import importlib
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, ClassVar
 
 from .model import Table
 from .sql import STANDARD_FUNCTIONS, TABLE, FailureKind, LogicalType, SqlEngine, column_types
 
-__all__ = ["SparkEngine"]
+__all__ = [
+    "SEGMENT_TREE_CONF",
+    "SparkEngine",
+    "SparkSegmentTreeEngine",
+    "segment_tree_conf",
+    "segment_tree_metrics",
+    "session_conf",
+]
+
+SEGMENT_TREE_CONF = "spark.sql.window.segmentTree.enabled"
+SEGMENT_TREE_BLOCK_CONF = "spark.sql.window.segmentTree.blockSize"
+SEGMENT_TREE_FANOUT_CONF = "spark.sql.window.segmentTree.fanout"
+#: partitions with fewer rows fall back to the default frame (Spark's default: 64)
+SEGMENT_TREE_MIN_ROWS_CONF = "spark.sql.window.segmentTree.minPartitionRows"
+#: Spark's smallest segment-tree block and fanout
+MIN_BLOCK_SIZE, MIN_FANOUT = 16, 2
+
+
+def segment_tree_conf(block_size: int = MIN_BLOCK_SIZE, fanout: int = MIN_FANOUT) -> dict[str, str]:
+    """The session settings that make Spark's window operator use its segment tree: ``block_size`` rows per leaf
+    block (Spark's minimum, 16; its default 65536 would make any case one leaf), ``fanout`` children per node
+    (minimum 2: the deepest trees), and no fallback to the default frame for small partitions."""
+    if block_size < MIN_BLOCK_SIZE or fanout < MIN_FANOUT:
+        raise ValueError(
+            f"segment tree: block size >= {MIN_BLOCK_SIZE} and fanout >= {MIN_FANOUT}, got {block_size}, {fanout}"
+        )
+    return {
+        SEGMENT_TREE_CONF: "true",
+        SEGMENT_TREE_BLOCK_CONF: str(block_size),
+        SEGMENT_TREE_FANOUT_CONF: str(fanout),
+        SEGMENT_TREE_MIN_ROWS_CONF: "1",
+    }
+
+
+@contextmanager
+def session_conf(spark: Any, conf: Mapping[str, str]) -> Iterator[None]:
+    """Set ``conf`` on the session for the block and restore every previous value (or unset it) afterwards."""
+    previous: dict[str, str | None] = {}
+    for name, value in conf.items():
+        previous[name] = spark.conf.get(name, None)
+        spark.conf.set(name, value)
+    try:
+        yield
+    finally:
+        for name, old_value in previous.items():
+            if old_value is None:
+                spark.conf.unset(name)
+            else:
+                spark.conf.set(name, old_value)
+
+
+def segment_tree_metrics(query: Any) -> tuple[int, int]:
+    """Sums of the ``Window`` operators' SQL metrics ``numSegmentTreeFrames`` and ``numSegmentTreeFallbackFrames``
+    in the executed plan of DataFrame ``query`` (after it ran): which frame implementation Spark used, which the
+    plan's text does not say. Walks adaptive plans and query stages too."""
+    frames = fallbacks = 0
+    pending = [query._jdf.queryExecution().executedPlan()]
+    while pending:
+        node = pending.pop()
+        name = node.nodeName()
+        metrics = node.metrics()
+        if metrics.contains("numSegmentTreeFrames"):
+            frames += int(metrics.apply("numSegmentTreeFrames").value())
+            fallbacks += int(metrics.apply("numSegmentTreeFallbackFrames").value())
+        children = node.children()
+        pending += [children.apply(i) for i in range(children.length())]
+        if name.startswith("AdaptiveSparkPlan"):
+            pending.append(node.executedPlan())
+        elif "QueryStage" in name:
+            pending.append(node.plan())
+    return frames, fallbacks
+
 
 _FUNCTIONS = {
     name: spelling for name, spelling in STANDARD_FUNCTIONS.items() if name not in ("quantile_disc", "array_agg")
@@ -139,3 +219,34 @@ def fetch(sql):
     def close(self) -> None:
         """Forget the session; it is never stopped here (it may be the caller's, or shared)."""
         self._session = None
+
+
+class SparkSegmentTreeEngine(SparkEngine):
+    """Spark SQL with its segment-tree window frame (module docstring): the session settings of
+    :func:`segment_tree_conf` hold for this engine's queries only (the session's own are restored after each).
+    ``segment_tree_frames``/``segment_tree_fallbacks`` count what Spark's metrics reported, so a run can show the
+    tree really ran."""
+
+    name = "spark-segment-tree"
+
+    def __init__(self, session: Any = None, block_size: int = MIN_BLOCK_SIZE, fanout: int = MIN_FANOUT) -> None:
+        super().__init__(session)
+        self.block_size, self.fanout = block_size, fanout
+        self.tree_conf = segment_tree_conf(block_size, fanout)
+        self.segment_tree_frames = 0
+        self.segment_tree_fallbacks = 0
+        lines = "".join(f'spark.conf.set("{k}", "{v}")\n' for k, v in self.tree_conf.items())
+        self.repro_prelude = f"{SparkEngine.repro_prelude.rstrip()}\n\n\n# Spark's segment-tree frame\n{lines}"
+
+    def version(self) -> str:
+        return f"{super().version()} (segment tree, block {self.block_size}, fanout {self.fanout})"
+
+    def _fetch(self, select: str) -> list[tuple[Any, ...]]:
+        spark = self._spark()
+        with session_conf(spark, self.tree_conf):
+            query = spark.sql(select)
+            rows = [tuple(row) for row in query.collect()]
+            frames, fallbacks = segment_tree_metrics(query)
+        self.segment_tree_frames += frames
+        self.segment_tree_fallbacks += fallbacks
+        return rows

@@ -51,6 +51,7 @@ from .frames_api import error_text
 from .model import AGGREGATES, Bound, Call, Case, Frame, Query, Table
 
 __all__ = [
+    "dbapi_prelude",
     "DISTINCT_AGGREGATES",
     "STANDARD_FUNCTIONS",
     "TABLE",
@@ -253,8 +254,9 @@ class SqlEngine:
     lacks_reversed_frames: ClassVar[str | None] = None
     #: statements run before loading a table (not part of the rendered case: a repro starts from nothing)
     reset_statements: ClassVar[tuple[str, ...]] = (f"DROP TABLE IF EXISTS {TABLE}",)
-    #: repro code that defines ``execute(sql)``, ``fetch(sql) -> list of row tuples`` and ``version``
-    repro_prelude: ClassVar[str]
+    #: repro code that defines ``execute(sql)``, ``fetch(sql) -> list of row tuples`` and ``version`` (a class
+    #: attribute; an adapter whose repros depend on its options sets its own)
+    repro_prelude: str
 
     # ------------------------------------------------------------------------------------------------------------
     # the engine's own part
@@ -488,3 +490,22 @@ class SqlEngine:
             ]
         )
         return Repro(files={"case.sql": self.render(case.table, case.queries)}, code=code)
+
+
+def dbapi_prelude(module: str, connect: str, version: str) -> str:
+    """The repro prelude of an engine reached through a DB-API connection: ``import module``,
+    ``connection = connect``, ``version = version`` and the ``execute``/``fetch`` a repro calls."""
+    return f"""
+import {module}
+
+connection = {connect}
+version = {version}
+
+
+def execute(sql):
+    connection.execute(sql)
+
+
+def fetch(sql):
+    return connection.execute(sql).fetchall()
+"""

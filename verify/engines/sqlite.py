@@ -23,7 +23,7 @@ import sqlite3
 from typing import Any, ClassVar
 
 from .model import AGGREGATES
-from .sql import STANDARD_FUNCTIONS, FailureKind, LogicalType, SqlEngine
+from .sql import STANDARD_FUNCTIONS, FailureKind, LogicalType, SqlEngine, dbapi_prelude
 
 __all__ = ["SqliteEngine"]
 
@@ -49,6 +49,8 @@ def _known(reasons: dict[str, str | None]) -> dict[str, str]:
 
 class SqliteEngine(SqlEngine):
     """SQLite through ``sqlite3`` (see the module docstring); one in-memory database per adapter."""
+
+    nan_is_null = True  # SQLite stores a NaN as NULL (engine.py)
 
     name = "sqlite"
     types: ClassVar[dict[LogicalType, str]] = {
@@ -77,20 +79,7 @@ class SqliteEngine(SqlEngine):
     lacks_distinct = "SQLite: DISTINCT is not supported for window functions"
     lacks_ignore_nulls = "SQLite has no IGNORE NULLS"
     lacks_nulls_order = _since((3, 30), "NULLS FIRST/LAST")
-    repro_prelude = """
-import sqlite3
-
-connection = sqlite3.connect(":memory:")
-version = sqlite3.sqlite_version
-
-
-def execute(sql):
-    connection.execute(sql)
-
-
-def fetch(sql):
-    return connection.execute(sql).fetchall()
-"""
+    repro_prelude = dbapi_prelude("sqlite3", 'sqlite3.connect(":memory:")', "sqlite3.sqlite_version")
 
     def __init__(self) -> None:
         if sqlite3.sqlite_version_info < (3, 25):

@@ -3,9 +3,8 @@
 * :mod:`.session` -- the embedded local session (retries failed tasks) or a cluster's;
 * :mod:`.differential` -- seeded lock-step runs of the registry's algorithms (reference vs optimized vs model),
   fanned out as Spark tasks, failures brought back as replay files;
-* :mod:`.sql` -- Spark SQL's window frames as an independent oracle, and as a system under test
-  (``swagkit verify --spark-sql``; frames, aggregates and swagkit's side in :mod:`.sql_frames`, the comparison
-  and its tolerances in :mod:`.sql_check`, reproductions in :mod:`.sql_repro`, the command in :mod:`.sql_cli`);
+* :mod:`.sql_cli` -- ``swagkit verify --spark-sql``: Spark SQL's window frames (default and segment tree) as two
+  of the window engines (:mod:`swagkit.verify.engines`), judged by their exact oracle;
 * :func:`sliding_aggregate`, per-key sliding-window aggregates on DataFrames, is a runtime feature: it lives in
   :mod:`swagkit.optimized.spark` and is re-exported here under its old name.
 
