@@ -9,6 +9,7 @@ import datetime as dt
 import decimal
 import math
 from collections import Counter
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -422,13 +423,15 @@ def test_lists_in_another_order_are_their_own_class() -> None:
 
 @pytest.mark.parametrize("separator", [",", ""])
 def test_string_agg_over_thousands_of_rows_is_judged_without_recursion(separator: str) -> None:
-    """A frame of 3,000 rows: the judge walks the items on its own stack (it once recursed per item)."""
-    table = make_table([(i, i, i % 7) for i in range(1, 3001)])
-    want = whole(table, Call("string_agg", param=separator))
-    items = [str(i % 7) for i in range(1, 3001)]
+    """A frame of 3,000 items: the judge walks them on its own stack (it once recursed per item, past Python's
+    recursion limit on a 1,071-row frame)."""
+    items = [str(i % 7) for i in range(3000)]
+    want = Expected("string_agg", separator.join(items), n=len(items), param=separator, items=tuple(items))
     assert judge(want, separator.join(items)).exact
     assert judge(want, separator.join(reversed(items))).klass == "order"
     assert not judge(want, separator.join(items[:-1] + ["9"])).ok
+    peers = replace(want, candidates=(tuple(items[:1500]), tuple(items[1500:])))  # two groups of open order
+    assert judge(peers, separator.join(items[1499::-1] + items[1500:])).ok
 
 
 def test_membership_names_the_frame_without_tied_peers() -> None:

@@ -97,7 +97,7 @@ def test_engines_fan_out_over_a_standalone_cluster(cluster: str, tmp_path: Path)
         "--engine",
         "sqlite",
         "--cases",
-        "40",
+        "16",
         "--known",
         "none",
         "--out",

@@ -19,7 +19,8 @@ from swagkit.verify.engines.spark_engine import (
     segment_tree_conf,
 )
 
-pytestmark = [pytest.mark.spark, pytest.mark.once]  # compiled pass only (tests/conftest.py)
+pytestmark = [pytest.mark.spark, pytest.mark.once]
+ONCE_PASS = "pure"  # tests/conftest.py: this module runs in the pure-Python pass (it balances the two)
 
 #: (id, p, o, x, s, b): two partitions, ties at o = 10 and 50, a gap, NULL runs, a NULL order key
 ROWS = (
