@@ -33,6 +33,7 @@ imports an engine.
 
 from __future__ import annotations
 
+import abc
 import importlib
 import importlib.util
 import math
@@ -314,7 +315,7 @@ def raised_inside(error: BaseException, *packages: str) -> bool:
     return False
 
 
-class ProgramEngine:
+class ProgramEngine(abc.ABC):
     """A dataframe engine whose case runs as a Python program (pandas, Polars): an adapter sets ``name``,
     ``package`` (imported for its ``__version__``), ``alias`` (the program's name for it: ``pd``, ``pl``) and
     ``namespace`` (the program's ``__name__``), and implements :meth:`plan`, :meth:`program` and
@@ -325,15 +326,17 @@ class ProgramEngine:
     alias: str
     namespace: str
 
+    @abc.abstractmethod
     def plan(self, table: Table, query: Query) -> Any:
         """The query's spelling (any object), or a string: why the engine cannot express it."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def program(self, table: Table, queries: Sequence[Query]) -> Program:
-        raise NotImplementedError
+        """The program that answers ``queries`` over ``table``."""
 
+    @abc.abstractmethod
     def failure(self, error: BaseException) -> Failure:
-        raise NotImplementedError
+        """How an error the program raised is classed (refused or crash)."""
 
     def version(self) -> str:
         return str(importlib.import_module(self.package).__version__)
@@ -353,5 +356,5 @@ class ProgramEngine:
     def repro(self, case: Case) -> Repro:
         return Repro(files={}, code=self.render(case.table, case.queries) + f"version = {self.alias}.__version__\n")
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 (nothing to release: each run builds its own DataFrame)
         """Nothing to release: each run builds its own DataFrame."""
