@@ -70,7 +70,7 @@ class PlantedEngine:
 
     def unsupported(self, table: Table, query: Query) -> str | None:
         call, window, frame = query.call, query.window, query.window.frame
-        if call.aggregate not in ("sum", "count") or call.distinct or call.min_count:
+        if call.aggregate not in ("sum", "count") or call.distinct or call.min_count or call.weights:
             return "only sum and count"
         if frame is None or frame.unit not in ("rows", "range") or frame.exclude != "no_others":
             return "only ROWS and RANGE frames"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -397,3 +398,60 @@ def test_the_repro_runs_alone_and_gives_the_answers_of_run(
     exec(compile(repro.code, "repro.py", "exec"), namespace)  # noqa: S102 -- running the repro is the test
     assert namespace["answers"] == engine.run(table, queries)
     assert namespace["version"] == engine.version()
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# weighted windows: ids 0..3 in partition 1 (x = 1, 10, 100, 1000), id 4 alone in partition 2 (x = 10000); in the
+# unpartitioned order the five rows follow one another
+
+WEIGHT_TABLE = Table(
+    "int",
+    "double",
+    tuple((i, 1 if i < 4 else 2, i, 10.0**i, "s", None) for i in range(5)),
+)
+
+#: (engines, query, expected in table order): weights apply to the frame's positions, first position first; rows
+#: outside the partition are missing (their weights too: an average divides by the weights of the rows present)
+WEIGHTED_CASES: list[tuple[tuple[str, ...], Query, list[Any]]] = [
+    # triang(3) = (1/2, 1, 1/2) over the 3 rows ending at the current one: id1's frame is (-, 1, 10) -> 1 + 5
+    (("polars", "pandas"), q("sum", rows(-2, 0), False, weights="triang"), [0.5, 6, 60.5, 605, 6050]),
+    (("polars", "pandas"), q("avg", rows(-2, 0), False, weights="triang"), [1, 4, 30.25, 302.5, 3025]),
+    # centred: id4's frame is (1000, 10000, -) -> 500 + 10000
+    (("polars", "pandas"), q("sum", rows(-1, 1), False, weights="triang"), [6, 60.5, 605, 6050, 10500]),
+    # ramp(3) = (1, 2, 3), partitioned: id1's frame is (-, 1, 10) -> 2 + 30; id4 is alone -> 3 * 10000
+    (("polars",), q("sum", rows(-2, 0), weights="ramp"), [3, 32, 321, 3210, 30000]),
+    (("polars",), q("avg", rows(-2, 0), weights="ramp"), [1, 6.4, 53.5, 535, 10000]),
+    # centred ramp: id3's frame is (100, 1000, -) -> 100 + 2000; min_count 2 leaves id4 (alone) NULL
+    (("polars",), q("sum", rows(-1, 1), weights="ramp", min_count=2), [32, 321, 3210, 2100, None]),
+]
+
+
+@pytest.mark.parametrize("engine", [PolarsEngine(), PandasEngine()], ids=lambda e: e.name)
+def test_weighted_windows(engine: Any) -> None:
+    from swagkit.verify.engines.oracle import expected
+
+    cases = [(query, want) for engines, query, want in WEIGHTED_CASES if engine.name in engines]
+    got = answers(engine, WEIGHT_TABLE, [query for query, _ in cases])
+    for (query, want), column in zip(cases, got, strict=True):
+        assert _close(column, want), (describe(query), column, want)
+        exact = [None if w is None else Fraction(str(w)) for w in want]  # the decimals above, exactly
+        assert [e.value for e in expected(WEIGHT_TABLE, query)] == exact, describe(query)  # the oracle agrees
+
+
+WEIGHTED_UNSUPPORTED = [
+    ("pandas", q("sum", rows(-2, 0), False, weights="ramp")),  # SciPy has no ramp window
+    ("both", q("sum", rows(-2, -1), False, weights="triang")),  # neither trailing nor centred
+]
+
+
+def test_weighted_windows_declare_what_they_cannot_spell() -> None:
+    from swagkit.verify.engines.adapters import make_engine
+
+    for which, query in WEIGHTED_UNSUPPORTED:
+        for engine in [PolarsEngine(), PandasEngine()]:
+            assert (engine.unsupported(WEIGHT_TABLE, query) is None) == (which not in ("both", engine.name))
+    nulls = Table("int", "double", ((0, 1, 1, None, "s", None), (1, 1, 2, 2.0, "s", None)))
+    reason = PolarsEngine().unsupported(nulls, q("sum", rows(-1, 0), weights="ramp"))
+    assert reason is not None and "panics" in reason  # Polars panics on weights over NULLs
+    for name in ("sqlite", "swagkit"):
+        assert make_engine(name).unsupported(WEIGHT_TABLE, q("sum", rows(-1, 0), weights="triang")) is not None

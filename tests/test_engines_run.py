@@ -132,7 +132,9 @@ def test_sqlite_through_the_command_writes_the_matrix_and_exits_by_finding(tmp_p
         (["--engine", "oracle9"], "unknown oracle9"),
         (["--budget", "-1"], "--budget must be a positive"),
         (["--budget", "nan"], "--budget must be a positive"),
-        (["--cases", "0"], "--cases must be at least 1"),
+        (["--cases", "0"], "--cases: '0' is not a number of cases of at least 1"),
+        (["--cases", "10", "sqlite=x"], "--cases: 'sqlite=x' is not a number"),
+        (["--engine", "sqlite", "--cases", "duckdb=5"], "--cases: duckdb is not among the engines of this run"),
         (["--known", "/nonexistent/known.json"], "cannot read it"),
     ],
 )
@@ -225,3 +227,19 @@ def test_a_refused_distinct_window_aggregate_is_skipped_not_a_finding() -> None:
     assert [(f.query_index, f.klass) for f in failed] == [(1, "refused")]  # the plain query's refusal only
     total = matrix.totals("scripted")
     assert (total.skipped, total.refused) == (1, 1)
+
+
+@pytest.mark.parametrize("cases", [7, {"fast": 23, "slow": 3, "unused": 0}])
+def test_spark_chunks_cover_each_engines_cases_once_and_advance_together(cases: Any) -> None:
+    from swagkit.verify.engines.fanout import chunks
+
+    engines = ["fast", "slow", "unused"]
+    work = chunks(engines, 5, cases, 4)
+    for name in engines:
+        total = cases if isinstance(cases, int) else cases[name]
+        numbers = [n for engine, seed, start, count in work if engine == name for n in range(start, start + count)]
+        assert sorted(numbers) == list(range(total)), name
+        assert all(seed == 5 and 1 <= count <= 4 for engine, seed, _, count in work if engine == name)
+    # every engine's share advances at the same pace: the chunks come in order of how far into its share each starts
+    shares = [start / (cases if isinstance(cases, int) else cases[engine]) for engine, _, start, _ in work]
+    assert shares == sorted(shares)

@@ -43,7 +43,12 @@ def add_engines_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--budget", type=float, default=DEFAULT_BUDGET, metavar="SECONDS", help="seconds per engine (default 20)"
     )
-    parser.add_argument("--cases", type=int, metavar="N", help="at most N cases per engine")
+    parser.add_argument(
+        "--cases",
+        nargs="+",
+        metavar="N|NAME=N",
+        help="at most N cases per engine; NAME=N sets one engine's own number (e.g. --cases 1000 datafusion=100)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="the seed of the generated cases (default 0)")
     parser.add_argument(
         "--out", default="swagkit-engines", metavar="DIR", help="repros and the matrix go here (default %(default)s)"
@@ -71,8 +76,7 @@ def _options(args: argparse.Namespace) -> tuple[list[str], list[Any]]:
 
     if args.budget <= 0 or args.budget != args.budget or args.budget == float("inf"):
         raise UsageError(f"--budget must be a positive number of seconds, not {args.budget}")
-    if args.cases is not None and args.cases < 1:
-        raise UsageError(f"--cases must be at least 1, not {args.cases}")
+    args.case_counts = _case_counts(args.cases)
     if args.shrink_budget < 0 or args.shrink_budget != args.shrink_budget:
         raise UsageError(f"--shrink-budget must be >= 0, not {args.shrink_budget}")
     names = list(dict.fromkeys(args.engine)) if args.engine else list(installed_engines())
@@ -86,11 +90,39 @@ def _options(args: argparse.Namespace) -> tuple[list[str], list[Any]]:
             raise UsageError(f"--engine: {', '.join(missing)} not installed here (pip install 'swagkit[engines]')")
     if not args.engine:  # the default run stays in-process: name spark (spark-segment-tree) to check Spark SQL
         names = [n for n in names if n not in SPARK_ENGINES]
+    stray = [n for n in args.case_counts or {} if n is not None and n not in names]
+    if stray:
+        raise UsageError(f"--cases: {', '.join(stray)} is not among the engines of this run ({', '.join(names)})")
     try:
         known = [] if args.known == "none" else load_known(args.known or BUNDLED_KNOWN)
     except KnownFindingsError as error:
         raise UsageError(f"--known {error}") from None
     return names, known
+
+
+def _case_counts(given: Sequence[str] | int | None) -> dict[str | None, int] | None:
+    """``--cases``: engine name (``None`` for every other engine) -> cases, or ``None`` without ``--cases``."""
+    if given is None:
+        return None
+    counts: dict[str | None, int] = {}
+    for item in [str(given)] if isinstance(given, int) else given:
+        name, _, number = item.rpartition("=")
+        try:
+            count = int(number)
+        except ValueError:
+            count = 0
+        if count < 1:
+            raise UsageError(f"--cases: {item!r} is not a number of cases of at least 1 (N or NAME=N)")
+        counts[name or None] = count
+    return counts
+
+
+def _cases_of(args: argparse.Namespace, name: str) -> int | None:
+    """How many cases engine ``name`` gets (``None``: as many as its budget allows)."""
+    counts: dict[str | None, int] | None = args.case_counts
+    if counts is None:
+        return None
+    return counts.get(name, counts.get(None))
 
 
 def engines_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -101,10 +133,14 @@ def engines_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 3
     started = time.monotonic()
     where = f"on Spark ({args.master or 'local'})" if args.spark else "in-process"
-    limit = f"{args.cases} cases" if args.cases else f"{args.budget:g} s"
+    limit = f"{_limit(args.case_counts)} cases" if args.case_counts else f"{args.budget:g} s"
     print(f"swagkit engines: {', '.join(names)}; seed {args.seed}, {limit} per engine, {where}", file=out)
     runs = _run_spark(args, names, known) if args.spark else _run_local(args, names, known, err)
     return _report(args, runs, known, out, time.monotonic() - started)
+
+
+def _limit(counts: dict[str | None, int]) -> str:
+    return ", ".join(f"{name}={count}" if name else str(count) for name, count in counts.items())
 
 
 def _run_local(args: argparse.Namespace, names: Sequence[str], known: Sequence[Any], err: TextIO) -> dict[str, Any]:
@@ -125,7 +161,7 @@ def _run_local(args: argparse.Namespace, names: Sequence[str], known: Sequence[A
             runs[name] = run_engine(
                 engine,
                 seed=args.seed,
-                cases=args.cases,
+                cases=_cases_of(args, name),
                 budget=args.budget,
                 known=known,
                 shrink_budget=args.shrink_budget,
@@ -142,11 +178,12 @@ def _run_spark(args: argparse.Namespace, names: Sequence[str], known: Sequence[A
     from ..spark.session import local_session, session_for
 
     spark = session_for(args.master, "swagkit-engines") if args.master else local_session("swagkit-engines")
+    fanned = [n for n in names if n not in SPARK_ENGINES]
     return run_on_spark(
         spark,
-        [n for n in names if n not in SPARK_ENGINES],
+        fanned,
         seed=args.seed,
-        cases=args.cases or DEFAULT_SPARK_CASES,
+        cases={name: _cases_of(args, name) or DEFAULT_SPARK_CASES for name in fanned},
         budget=args.budget,
         shrink_budget=args.shrink_budget,
         known=known,

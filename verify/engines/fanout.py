@@ -11,7 +11,7 @@ have).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .known import KnownFinding
@@ -26,11 +26,19 @@ __all__ = ["chunks", "merge_runs", "run_on_spark"]
 Chunk = tuple[str, int, int, int]
 
 
-def chunks(engines: Sequence[str], seed: int, cases: int, per_chunk: int) -> list[Chunk]:
-    """``cases`` cases of ``seed`` per engine, in chunks of at most ``per_chunk``, interleaved by engine."""
+def chunks(engines: Sequence[str], seed: int, cases: int | Mapping[str, int], per_chunk: int) -> list[Chunk]:
+    """``cases`` cases of ``seed`` per engine (one number, or one per engine), in chunks of at most ``per_chunk``.
+
+    The chunks are interleaved so that every engine advances at the same pace through its share (a slow engine
+    given fewer cases does not leave its work to the end of the job)."""
     per_chunk = max(1, per_chunk)
-    starts = range(0, cases, per_chunk)
-    return [(name, seed, s, min(per_chunk, cases - s)) for s in starts for name in engines]
+    totals = {name: cases if isinstance(cases, int) else cases.get(name, 0) for name in engines}
+    work = [
+        (s / total, position, (name, seed, s, min(per_chunk, total - s)))
+        for position, (name, total) in enumerate(totals.items())
+        for s in range(0, total, per_chunk)
+    ]
+    return [chunk for _, _, chunk in sorted(work)]
 
 
 def merge_runs(runs: Iterable[EngineRun]) -> dict[str, EngineRun]:
@@ -73,13 +81,14 @@ def run_on_spark(
     engines: Sequence[str],
     *,
     seed: int,
-    cases: int,
+    cases: int | Mapping[str, int],
     per_chunk: int = 200,
     budget: float = 600.0,
     shrink_budget: float = 10.0,
     known: Sequence[KnownFinding] = (),
 ) -> dict[str, EngineRun]:
-    """``cases`` cases per engine on ``spark``'s workers; ``budget`` bounds each chunk's seconds."""
+    """``cases`` cases per engine (one number, or one per engine) on ``spark``'s workers; ``budget`` bounds each
+    chunk's seconds."""
     work = chunks(engines, seed, cases, per_chunk)
     slices = max(1, min(len(work), spark.sparkContext.defaultParallelism * 4))
     known_list = list(known)

@@ -246,6 +246,8 @@ def describe(query: Query) -> str:
     extras = [" IGNORE NULLS" if call.ignore_nulls else ""]
     if call.min_count:
         extras.append(f", min_count={call.min_count}")
+    if call.weights is not None:
+        extras.append(f", weights={call.weights}")
     if frame is not None and not frame.peers_follow:
         extras.append(", later peers out")
     aggregate = "count" if call.aggregate == "count_star" else call.aggregate

@@ -43,8 +43,22 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .model import AGGREGATES, ORDER_SENSITIVE, Bound, Call, Case, Exclude, Frame, Query, Table, Unit, Window
-from .oracle import POSITIONAL
+from .model import (
+    AGGREGATES,
+    ORDER_SENSITIVE,
+    WEIGHT_SHAPES,
+    WEIGHTED,
+    Bound,
+    Call,
+    Case,
+    Exclude,
+    Frame,
+    Query,
+    Table,
+    Unit,
+    Window,
+)
+from .oracle import POSITIONAL, weighted_frame
 
 __all__ = [
     "DATAFRAME",
@@ -83,7 +97,8 @@ class Features:
     ``value_types`` and ``nulls`` (``"first"``/``"last"`` placements) are the allowed choices; the flags allow the
     default frame, ``RANGE`` offsets, ``DESC``, NULL order keys, ``PARTITION BY``, ``DISTINCT``, ``IGNORE NULLS``,
     ``min_count``, ±inf values, reversed (empty) frames; ``dataframe`` allows open bounds and ``peers_follow``
-    False, and ``sql`` False asks for dataframe shapes only. ``max_rows`` and ``max_queries`` cap a case.
+    False, ``weights`` weighted ``sum``/``avg`` over fixed-width ``ROWS`` frames, and ``sql`` False asks for
+    dataframe shapes only. ``max_rows`` and ``max_queries`` cap a case.
     ``unsupported`` (not compared, not hashed) is an adapter's :meth:`~.engine.Engine.unsupported`: a query it
     names a reason for is drawn again, up to a few times.
     """
@@ -105,6 +120,7 @@ class Features:
     infinities: bool = True
     reversed_frames: bool = True
     dataframe: bool = False
+    weights: bool = False
     sql: bool = True
     max_rows: int = 1500
     max_queries: int = 6
@@ -141,8 +157,10 @@ class Features:
 
 #: every SQL feature (the default)
 SQL = Features()
-#: SQL's features plus the dataframe knobs (open bounds, peers not following, ``min_count``)
-DATAFRAME = Features(dataframe=True, min_count=True)
+#: SQL's features plus the dataframe knobs (open bounds, peers not following, ``min_count``, weights)
+DATAFRAME = Features(dataframe=True, min_count=True, weights=True)
+#: the widest frame a generated weighted call gets (each of its rows is folded on its own)
+_MAX_WEIGHTED_ROWS = 64
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -395,13 +413,34 @@ def _window(rng: random.Random, table: Table, features: Features) -> Window:
     return Window(partitioned, descending, nulls_first, frame)
 
 
+def _weighted(rng: random.Random, query: Query, features: Features) -> Query:
+    """``query`` with weights now and then, where ``features`` allow them and its frame takes them: half of the
+    ``sum``/``avg`` calls, and one query in ten of the others becomes a weighted ``sum``/``avg`` (no draw without
+    ``features.weights``: the cases of engines without weights stay what they were)."""
+    call = query.call
+    if not features.weights:
+        return query
+    try:
+        frame = weighted_frame(replace(query, call=Call("sum", weights=WEIGHT_SHAPES[0])))
+    except ValueError:
+        return query
+    if frame is None or len(frame[1]) > _MAX_WEIGHTED_ROWS:
+        return query
+    draw, shape = rng.random(), rng.choice(WEIGHT_SHAPES)
+    if call.aggregate in WEIGHTED and not call.distinct and draw < 0.5:
+        return replace(query, call=replace(call, weights=shape))
+    if draw >= 0.9:
+        return replace(query, call=Call(rng.choice(sorted(WEIGHTED)), min_count=call.min_count, weights=shape))
+    return query
+
+
 def _query(rng: random.Random, table: Table, features: Features) -> Query:
     """A query valid for ``table`` (:func:`sql_problem`), redrawn while ``features.unsupported`` objects."""
-    query = Query(_call(rng, table, features), _window(rng, table, features))
+    query = _weighted(rng, Query(_call(rng, table, features), _window(rng, table, features)), features)
     for _ in range(_REDRAWS):
         if features.unsupported is None or features.unsupported(table, query) is None:
             break
-        query = Query(_call(rng, table, features), _window(rng, table, features))
+        query = _weighted(rng, Query(_call(rng, table, features), _window(rng, table, features)), features)
     return query
 
 
@@ -500,6 +539,13 @@ def _probe(
         distinct=can(called(Call("count", distinct=True))),
         ignore_nulls=can(called(Call("first_value", ignore_nulls=True))),
         min_count=can(called(Call("sum", min_count=2))),
+        weights=any(
+            can(
+                Query(Call("sum", weights=shape), replace(base.window, frame=rows_frame)),
+                replace(table, rows=tuple((*r[:3], float(r[0]), *r[4:]) for r in table.rows)),  # no NULL value
+            )
+            for shape in WEIGHT_SHAPES
+        ),
         infinities=can(base, infinite),
         dataframe=can(framed(Frame("rows", Bound("preceding", 2, True), Bound("current_row"))))
         or can(framed(Frame("range", Bound("preceding", 1, True), Bound("current_row"), peers_follow=False))),
@@ -545,6 +591,7 @@ def _bound_cost(bound: Bound) -> int:
 def _query_cost(query: Query) -> int:
     call, window, frame = query.call, query.window, query.window.frame
     cost = call.distinct + call.ignore_nulls + call.min_count + window.partitioned + window.descending
+    cost += call.weights is not None
     cost += window.nulls_first
     if frame is not None:
         cost += 1 + _bound_cost(frame.start) + _bound_cost(frame.end)
@@ -602,6 +649,8 @@ def _query_variants(query: Query) -> Iterator[Query]:
     if call.min_count:
         yield replace(query, call=replace(call, min_count=0))
         yield replace(query, call=replace(call, min_count=call.min_count - 1))
+    if call.weights is not None:
+        yield replace(query, call=replace(call, weights=None))
 
 
 def _simple_values(column: str, value: Any, table: Table) -> list[Any]:

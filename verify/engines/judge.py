@@ -156,18 +156,29 @@ def _same_items(got: Sequence[Any], want: Sequence[Any]) -> bool:
 
 def _list_matches(got: Any, groups: Sequence[Sequence[Any]]) -> bool:
     """Whether the list ``got`` holds each group's items, in any order within a group, group after group."""
-    if not isinstance(got, list | tuple):
+    if not isinstance(got, list | tuple) or len(got) != sum(len(group) for group in groups):
         return False
+    got_keys = [_item_key(x) for x in got]
     position = 0
     for group in groups:
-        chunk = list(got[position : position + len(group)])
-        if len(chunk) != len(group) or not _same_multiset(chunk, list(group)):
+        chunk = got_keys[position : position + len(group)]
+        want_keys = [_item_key(x) for x in group]
+        if None in chunk or None in want_keys:
+            if not _same_multiset(list(got[position : position + len(group)]), list(group)):
+                return False
+        elif chunk != want_keys and (len(group) == 1 or Counter(chunk) != Counter(want_keys)):
             return False
         position += len(group)
-    return position == len(got)
+    return True
 
 
 def _same_multiset(got: list[Any], want: list[Any]) -> bool:
+    """Whether ``got`` holds ``want``'s items in some order (by :func:`_same_item`): counted by each item's
+    :func:`_item_key` (linear; a frame of thousands of items must not take a quadratic search), with the pairwise
+    search kept for items of other types."""
+    got_keys, want_keys = [_item_key(x) for x in got], [_item_key(x) for x in want]
+    if None not in got_keys and None not in want_keys:
+        return Counter(got_keys) == Counter(want_keys)
     left = list(want)
     for item in got:
         match = next((k for k, w in enumerate(left) if _same_item(item, w)), None)
@@ -175,6 +186,19 @@ def _same_multiset(got: list[Any], want: list[Any]) -> bool:
             return False
         left.pop(match)
     return True
+
+
+def _item_key(item: Any) -> tuple[Any, ...] | None:
+    """A key under which two list items are equal exactly when :func:`_same_item` calls them the same: NULL,
+    a string, or a number (bools as 0 and 1; NaN equal to NaN; -0.0 equal to 0); None for other types."""
+    if item is None:
+        return ("null",)
+    if isinstance(item, str):
+        return ("str", item)
+    number = _number(item)
+    if number is None:
+        return None
+    return ("number", "nan") if isinstance(number, float) and math.isnan(number) else ("number", number)
 
 
 def _string_matches(got: Any, groups: Sequence[Sequence[str]], separator: str) -> bool:
@@ -298,7 +322,10 @@ def share(expected: Expected, got: Any) -> float:
 def membership_probe(table: Table, query: Query, row_index: int, got: Any) -> str | None:
     """Which neighbouring frame of row ``row_index`` has exactly ``got`` as its answer (``"the frame that leaves out
     the current row's 2 tied peer rows (ids 3, 5)"``; several joined by "or"), or None. Exactly: an answer merely
-    within a neighbour's float bound is as likely a rounding residue as a frame that holds other rows."""
+    within a neighbour's float bound is as likely a rounding residue as a frame that holds other rows. None for a
+    weighted call (its weights belong to the positions around the current row, not to a set of rows)."""
+    if query.call.weights is not None:
+        return None
     matches = [
         what
         for what, members in neighbour_frames(table, query.window, row_index)

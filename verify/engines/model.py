@@ -20,7 +20,9 @@ A :class:`Query` is one aggregate :class:`Call` over one :class:`Window`. The wi
 bound (pandas' and Polars' ``closed``) and a frame that ends at the current row even when later peers share its
 order value (pandas' and Polars' offset windows, :attr:`Frame.peers_follow` False). :attr:`Call.min_count` is
 pandas' ``min_periods`` and Polars' ``min_samples``: fewer non-NULL values in the frame than that, and the
-answer is NULL.
+answer is NULL. :attr:`Call.weights` is the rolling windows' weights (pandas' ``win_type``, Polars' ``weights=``):
+a weighted ``sum``/``avg`` over a ``ROWS`` frame of fixed width ``k``, the ``j``-th row of the frame's ``k``
+positions weighted by ``weight_values(shape, k)[j]`` (:data:`WEIGHT_SHAPES`).
 
 Values in a table are plain Python values: ``int``, ``float`` (``inf`` allowed, never NaN), ``str``, ``bool``,
 ``None`` for NULL; ``date`` columns hold ``datetime.date`` and ``timestamp`` columns naive
@@ -37,6 +39,7 @@ import datetime as dt
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from typing import Any, Literal
 
 __all__ = [
@@ -48,9 +51,12 @@ __all__ = [
     "Frame",
     "Query",
     "Table",
+    "WEIGHT_SHAPES",
+    "WEIGHTED",
     "Window",
     "case_from_json",
     "case_to_json",
+    "weight_values",
 ]
 
 OrderType = Literal["int", "double", "date", "timestamp"]
@@ -87,6 +93,32 @@ AGGREGATES: dict[str, str] = {
 }
 #: aggregates whose answer depends on the order of the frame's rows (peers' order is left open by SQL)
 ORDER_SENSITIVE = frozenset({"first_value", "last_value", "nth_value", "string_agg", "array_agg"})
+#: the rolling weights' shapes: ``ramp`` is 1, 2, ..., k (Polars' ``weights=``: asymmetric, so a window that applies
+#: them back to front is caught); ``triang`` is SciPy's triangular window (pandas' ``win_type="triang"``)
+WEIGHT_SHAPES = ("ramp", "triang")
+#: the aggregates a weighted window computes: ``sum`` is Σ w·x, ``avg`` is Σ w·x / Σ w over the non-NULL values
+WEIGHTED = frozenset({"sum", "avg"})
+
+
+def weight_values(shape: str, k: int) -> tuple[Fraction, ...]:
+    """The exact weights of a window of ``k`` rows, first row first. ``triang`` is SciPy's definition: for odd
+    ``k``, ``2n/(k+1)`` for ``n = 1 .. (k+1)/2`` and back down; for even ``k``, ``(2n-1)/k`` for ``n = 1 .. k/2``
+    and back down.
+
+    >>> [str(w) for w in weight_values("triang", 3)], [str(w) for w in weight_values("triang", 4)]
+    (['1/2', '1', '1/2'], ['1/4', '3/4', '3/4', '1/4'])
+    """
+    if k < 1:
+        raise ValueError(f"a weighted window has at least one row, not {k}")
+    if shape == "ramp":
+        return tuple(Fraction(n) for n in range(1, k + 1))
+    if shape == "triang":
+        if k % 2:
+            half = [Fraction(2 * n, k + 1) for n in range(1, (k + 1) // 2 + 1)]
+            return (*half, *half[-2::-1])
+        half = [Fraction(2 * n - 1, k) for n in range(1, k // 2 + 1)]
+        return (*half, *half[::-1])
+    raise ValueError(f"unknown weights {shape!r} (known: {', '.join(WEIGHT_SHAPES)})")
 
 
 @dataclass(frozen=True)
@@ -171,18 +203,27 @@ class Window:
 class Call:
     """An aggregate call: ``aggregate`` (a key of :data:`AGGREGATES`), ``distinct`` (``count(DISTINCT x)``
     and the like), ``ignore_nulls`` (``first_value``/``last_value``/``nth_value``), ``param`` (``nth_value``'s
-    n, ``string_agg``'s separator, the quantile's fraction) and ``min_count`` (NULL unless the frame holds at
-    least that many non-NULL values: pandas' ``min_periods``, Polars' ``min_samples``; 0 is SQL's rules)."""
+    n, ``string_agg``'s separator, the quantile's fraction), ``min_count`` (NULL unless the frame holds at
+    least that many non-NULL values: pandas' ``min_periods``, Polars' ``min_samples``; 0 is SQL's rules) and
+    ``weights`` (a shape of :data:`WEIGHT_SHAPES` for a weighted ``sum``/``avg`` over a fixed-width ``ROWS``
+    frame; not SQL)."""
 
     aggregate: str
     distinct: bool = False
     ignore_nulls: bool = False
     param: int | float | str | None = None
     min_count: int = 0
+    weights: str | None = None
 
     def __post_init__(self) -> None:
         if self.aggregate not in AGGREGATES:
             raise ValueError(f"unknown aggregate {self.aggregate!r} (known: {', '.join(AGGREGATES)})")
+        if self.weights is not None:
+            if self.weights not in WEIGHT_SHAPES:
+                raise ValueError(f"unknown weights {self.weights!r} (known: {', '.join(WEIGHT_SHAPES)})")
+            if self.aggregate not in WEIGHTED or self.distinct:
+                allowed = " and ".join(sorted(WEIGHTED))
+                raise ValueError(f"weights apply to {allowed} (not DISTINCT), not {self.aggregate}")
 
     @property
     def column(self) -> str:
@@ -199,7 +240,7 @@ class Query:
     @property
     def frame_kind(self) -> str:
         """The frame's kind as the conformance matrix groups it: ``rows``, ``range``, ``groups``, ``default``,
-        with ``+exclude`` and ``+dataframe`` (open bound / peers not following) suffixes."""
+        with ``+exclude``, ``+dataframe`` (open bound / peers not following) and ``+weighted`` suffixes."""
         frame = self.window.frame
         if frame is None:
             return "default"
@@ -208,6 +249,8 @@ class Query:
             kind += "+exclude"
         if not frame.is_sql:
             kind += "+dataframe"
+        if self.call.weights is not None:
+            kind += "+weighted"
         return kind
 
 
@@ -270,6 +313,7 @@ def case_to_json(case: Case) -> str:
                 "ignore_nulls": q.call.ignore_nulls,
                 "param": q.call.param,
                 "min_count": q.call.min_count,
+                "weights": q.call.weights,
             },
             "window": {
                 "partitioned": w.partitioned,
@@ -315,7 +359,14 @@ def case_from_json(text: str) -> Case:
                 else Frame(f["unit"], bound(f["start"]), bound(f["end"]), f["exclude"], bool(f["peers_follow"]))
             )
             return Query(
-                Call(c["aggregate"], bool(c["distinct"]), bool(c["ignore_nulls"]), c["param"], int(c["min_count"])),
+                Call(
+                    c["aggregate"],
+                    bool(c["distinct"]),
+                    bool(c["ignore_nulls"]),
+                    c["param"],
+                    int(c["min_count"]),
+                    c.get("weights"),
+                ),
                 Window(bool(w["partitioned"]), bool(w["descending"]), bool(w["nulls_first"]), frame),
             )
 

@@ -81,6 +81,10 @@ answer is right when some evaluation over *the frame's own values* in some order
   textbook one-pass ``Σx² - (Σx)²/n``, whose ``O(n·u·Q)`` error under cancellation is what this bound exists to
   report; ``stddev``: the widest change of the square root over ``var ± bound`` (``bound/(sd + sqrt(var-bound))``),
   plus one rounding;
+* weighted ``sum``/``avg`` (:attr:`~.model.Call.weights`): the terms are ``w·x`` (``A = Σ|w·x|``), and the
+  engine's weights may be rounded doubles (``1/3``): ``γ_{n+2}·A + u·|s|`` for the sum (one rounding more per
+  term for the weight, one for the product); the average divides by ``W = Σw`` over the non-NULL values,
+  ``(1+u)·γ_{n+2}·A/W + γ_{n+3}·|avg|`` (``W`` summed in floating point too);
 * interpolating quantiles: ``4u·(|lo|+|hi|)`` (``lo + f·(hi-lo)`` or ``(1-f)·lo + f·hi``, three roundings);
 * everything else is exact; an int above ``2**53`` answered as a double may be one rounding off (``u·|v|``).
 
@@ -110,7 +114,7 @@ from typing import Any
 from swagkit.reference import DABALite
 from swagkit.spec.monoid import Monoid
 
-from .model import AGGREGATES, Bound, Call, Frame, Query, Table, Window
+from .model import AGGREGATES, Bound, Call, Frame, Query, Table, Window, weight_values
 
 __all__ = [
     "DEFAULT_FRAME",
@@ -125,6 +129,7 @@ __all__ = [
     "frames",
     "gamma",
     "neighbour_frames",
+    "weighted_frame",
 ]
 
 #: unit roundoff of IEEE double precision
@@ -718,14 +723,70 @@ def expected(table: Table, query: Query) -> list[Expected]:
     layout = _layout(table, query.window)
     column = _argument(table, query.call)
     integer = table.value_type == "int"
+    weighted = weighted_frame(query)
     out: list[Expected] = [Expected(query.call.aggregate, None)] * len(table.rows)
     for part in layout.partitions:
         runs = [_runs(part, layout.frame, layout.order_type, i) for i in range(len(part.rows))]
         values = [table.rows[row][column] for row in part.rows]
-        answers = _partition_answers(query.call, integer, values, _labels(layout, part), runs)
+        if weighted is None:
+            answers = _partition_answers(query.call, integer, values, _labels(layout, part), runs)
+        else:  # a handful of rows per frame: each folded on its own
+            answers = [
+                _weighted_fold(query.call, weighted, i, [(p, values[p]) for s, e in r for p in range(s, e)])
+                for i, r in enumerate(runs)
+            ]
         for row, answer in zip(part.rows, answers, strict=True):
             out[row] = answer
     return out
+
+
+def weighted_frame(query: Query) -> tuple[int, tuple[Fraction, ...]] | None:
+    """For a weighted call: the frame's first position relative to the current row and the weights of its
+    positions (``ValueError`` unless the frame is a bounded ``ROWS`` frame without ``EXCLUDE``); else None."""
+    shape, frame = query.call.weights, query.window.frame
+    if shape is None:
+        return None
+    if frame is None or frame.unit != "rows" or frame.exclude != "no_others":
+        raise ValueError("weights need a ROWS frame without EXCLUDE")
+    lo, hi = _rows_offset(frame.start, +1), _rows_offset(frame.end, -1)
+    if lo is None or hi is None or hi < lo:
+        raise ValueError("weights need a ROWS frame of fixed width: bounded at both ends, not reversed")
+    return lo, weight_values(shape, hi - lo + 1)
+
+
+def _rows_offset(bound: Bound, inwards: int) -> int | None:
+    if bound.kind in ("unbounded_preceding", "unbounded_following"):
+        return None
+    offset = int(bound.offset or 0)
+    value = -offset if bound.kind == "preceding" else offset
+    return value + (inwards if bound.open else 0)
+
+
+def _weighted_fold(
+    call: Call, weighted: tuple[int, tuple[Fraction, ...]], row: int, members: Sequence[tuple[int, Any]]
+) -> Expected:
+    """A weighted ``sum``/``avg`` of the frame of the row at partition position ``row``: ``members`` are the
+    frame's (position, value) pairs; position ``row + lo + j`` weighs ``weights[j]`` (weights are positive)."""
+    lo, weights = weighted
+    terms = [(weights[p - row - lo], x) for p, x in members if x is not None]
+    n = len(terms)
+    plus = any(isinstance(x, float) and x == math.inf for _, x in terms)
+    minus = any(isinstance(x, float) and x == -math.inf for _, x in terms)
+    finite = [w * Fraction(x) for w, x in terms if not (isinstance(x, float) and math.isinf(x))]
+    total, weight_sum = sum(finite, Fraction(0)), sum((w for w, _ in terms), Fraction(0))
+    abs_sum = math.inf if plus or minus else float(sum(map(abs, finite), Fraction(0)))
+    result = Expected(call.aggregate, None, n=n, abs_sum=abs_sum)
+    if n and (plus or minus):
+        result = replace(result, value=math.nan if plus and minus else math.inf if plus else -math.inf)
+    elif n:
+        bound = gamma(n + 2) * abs_sum + ROUNDOFF * abs(float(total))
+        if call.aggregate == "sum":
+            result = replace(result, value=total, allowed=bound)
+        else:
+            mean = total / weight_sum
+            allowed = (1 + ROUNDOFF) * bound / float(weight_sum) + gamma(n + 3) * abs(float(mean))
+            result = replace(result, value=mean, allowed=allowed)
+    return _with_min_count(result, n, call.min_count)
 
 
 def _evaluate(table: Table, query: Query, layout: _Layout, part: _Partition, positions: Sequence[int]) -> Expected:
@@ -740,17 +801,26 @@ def brute_force_expected(table: Table, query: Query) -> list[Expected]:
     """:func:`expected` by the definition: :func:`brute_force_frames` membership, each frame folded on its own."""
     layout = _layout(table, query.window)
     frame, order_type = layout.frame, layout.order_type
+    weighted = weighted_frame(query)
+    column = _argument(table, query.call)
     out: list[Expected] = [Expected(query.call.aggregate, None)] * len(table.rows)
     for part in layout.partitions:
         for i, row in enumerate(part.rows):
             members = [j for j in range(len(part.rows)) if _member(part, frame, order_type, i, j)]
-            out[row] = _evaluate(table, query, layout, part, members)
+            if weighted is None:
+                out[row] = _evaluate(table, query, layout, part, members)
+            else:
+                pairs = [(j, table.rows[part.rows[j]][column]) for j in members]
+                out[row] = _weighted_fold(query.call, weighted, i, pairs)
     return out
 
 
 def evaluate_members(table: Table, query: Query, members: Sequence[int]) -> Expected:
     """The exact answer of ``query``'s aggregate over the rows ``members`` (table indices, all of one partition of
-    ``query``'s window), taken in partition order -- the answer a frame holding exactly those rows has."""
+    ``query``'s window), taken in partition order -- the answer a frame holding exactly those rows has. Not for
+    weighted calls (their weights belong to positions relative to a row: ``ValueError``)."""
+    if query.call.weights is not None:
+        raise ValueError("evaluate_members: a weighted frame's weights depend on the current row")
     layout = _layout(table, query.window)
     if not members:
         return _fold(query.call, table.value_type == "int", [], [])

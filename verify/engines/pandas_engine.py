@@ -15,7 +15,8 @@ aggregation, over the rows (``df["x"].rolling(...)``) or, partitioned, ``df.grou
 Aggregates: ``sum``, ``mean``, ``min``, ``max``, ``var``/``std`` with ``ddof`` 0 or 1, ``median``,
 ``quantile(q, interpolation="linear")`` (``quantile_cont``; no interpolation is ``quantile_disc``: ``lower``,
 ``higher`` and ``nearest`` pick other order statistics for some n and q) and ``count``; ``count(*)`` is the count
-of ``id``, never NULL.
+of ``id``, never NULL. A weighted ``sum``/``avg`` (:attr:`~.model.Call.weights`: the ``triang`` shape) is
+``rolling(k, win_type="triang")`` (SciPy's window; trailing or centred count windows), ``.sum()``/``.mean()``.
 
 **NULLs.** pandas has one missing marker for floats, NaN, and its window functions turn ±inf inputs into NaN
 before they aggregate (``_prep_values``; pandas-dev/pandas#57549): every NaN a rolling aggregation returns is
@@ -33,6 +34,7 @@ any other error a ``crash``. pandas is imported when a query runs, never at impo
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -74,6 +76,8 @@ METHODS: dict[str, str] = {
     "count_star": "count()",
 }
 _UNITS = {"date": "D", "timestamp": "s"}
+#: the :data:`~.model.WEIGHT_SHAPES` pandas spells, as ``win_type`` (SciPy's windows)
+_WIN_TYPES = frozenset({"triang"})
 
 
 @dataclass(frozen=True)
@@ -95,12 +99,16 @@ def plan(table: Table, query: Query) -> Plan | str:
         rows = rows_window(frame)
         if isinstance(rows, str):
             return rows
+        if query.call.weights is not None and not (rows.trailing or rows.centred):
+            return "pandas' weighted windows (win_type) are rolling(k) or rolling(k, center=True)"
         if _count_window(rows) is None:
             return "pandas' count windows end at (or just before) the current row, centre on it or start at it"
         size = rows.trailing or rows.centred or (-rows.lo if rows.hi == -1 else None)
         if size is not None and _min_periods(query.call) > size:
             return "pandas refuses min_periods larger than an integer window (an error, by design)"
         return Plan("count", rows)
+    if query.call.weights is not None:
+        return "pandas' weighted windows (win_type) count rows"
     if table.order_type not in _UNITS:
         return "pandas' offset windows need a date or timestamp order key"
     values = value_window(table, frame)
@@ -126,6 +134,11 @@ def _call_problem(query: Query) -> str | None:
         return "a quantile needs its fraction"
     if call.aggregate == "count" and call.min_count >= 1:
         return "pandas' rolling count applies min_periods to the window's rows, NaN included (pandas-dev/pandas#34466)"
+    if call.weights is not None:
+        if call.weights not in _WIN_TYPES:
+            return f"pandas' weights are SciPy's window shapes (win_type): none is {call.weights!r}"
+        if importlib.util.find_spec("scipy") is None:
+            return "pandas' win_type needs SciPy, which is not installed"
     return None
 
 
@@ -167,6 +180,8 @@ def _block(table: Table, query: Query) -> str:
     grouped = 'rows.groupby("p", dropna=False)'
     if isinstance(window, RowsWindow):
         arguments = f"{_count_window(window)}, min_periods={periods}"
+        if call.weights is not None:
+            arguments += f', win_type="{call.weights}"'
         source = f'{grouped}["{column}"]' if query.window.partitioned else f'rows["{column}"]'
         result = f"{source}.rolling({arguments}).{method}"
     else:  # an offset window: pandas keeps the row index only when it aggregates a DataFrame

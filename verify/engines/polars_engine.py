@@ -4,7 +4,9 @@ Each query takes the first of three spellings that fits it (:func:`plan`):
 
 * ``rolling`` -- ``pl.col("x").rolling_<f>(k, min_samples=m, center=c)``, for ``ROWS`` frames that are count
   windows (trailing or centred, :class:`~.frames_api.RowsWindow`) and the aggregates with a rolling function
-  (:data:`ROLLING`), where ``m <= k`` (Polars refuses a larger ``min_samples``);
+  (:data:`ROLLING`), where ``m <= k`` (Polars refuses a larger ``min_samples``); a weighted ``sum``/``avg``
+  (:attr:`~.model.Call.weights`) is ``rolling_sum``/``rolling_mean`` with ``weights=[...]`` (the shape's weights
+  as doubles), over tables without NULL values (Polars panics on weights with NULLs: declared unsupported);
 * ``by`` -- ``pl.col("x").rolling_<f>_by("o", "<w><unit>", min_samples=m, closed=...)``, for ``RANGE`` frames
   ``t-w .. t`` (:class:`~.frames_api.ValueWindow` with ``w > 0``) and the same aggregates;
 * ``expr`` -- ``<aggregation>.rolling(index_column, period=..., offset=..., closed=...)``, the expression form of
@@ -53,7 +55,7 @@ from .frames_api import (
     rows_window,
     value_window,
 )
-from .model import Query, Table
+from .model import Frame, Query, Table, weight_values
 
 __all__ = ["AGGREGATIONS", "ROLLING", "PolarsEngine", "Plan", "plan"]
 
@@ -134,6 +136,8 @@ def plan(table: Table, query: Query) -> Plan | str:
         return problem
     frame = query.window.frame
     assert frame is not None  # common_problem refuses the default frame
+    if query.call.weights is not None:
+        return _weighted_plan(table, query, frame)
     rolling = query.call.aggregate in ROLLING and not query.call.ignore_nulls
     if frame.unit == "rows":
         rows = rows_window(frame)
@@ -159,6 +163,21 @@ def plan(table: Table, query: Query) -> Plan | str:
     if rolling and values.width:
         return Plan("by", values)
     return Plan("expr", values)
+
+
+def _weighted_plan(table: Table, query: Query, frame: Frame) -> Plan | str:
+    """``rolling_sum``/``rolling_mean`` with ``weights=``: count windows only, trailing or centred."""
+    rows = rows_window(frame)
+    if isinstance(rows, str):
+        return rows
+    size = rows.trailing or rows.centred
+    if not size:
+        return "Polars' weights apply to rolling(k) and rolling(k, center=True) windows"
+    if any(x is None for x in table.column("x")):
+        return "Polars panics on weights over NULL values ('weights not yet supported on array with null values')"
+    if min_samples(query.call.aggregate, query.call.min_count) > size:
+        return "Polars refuses min_samples larger than the window (an error, by design)"
+    return Plan("rolling", rows)
 
 
 def _call_problem(table: Table, query: Query) -> str | None:
@@ -231,6 +250,9 @@ def _expression(table: Table, query: Query, chosen: Plan) -> str:
     if isinstance(window, RowsWindow):
         size = window.trailing or window.centred
         keywords.insert(0, f"window_size={size}")
+        if call.weights is not None:  # the weights as doubles, the frame's first row first
+            weights = ", ".join(repr(float(w)) for w in weight_values(call.weights, size or 0))
+            keywords.insert(1, f"weights=[{weights}]")
         if window.trailing is None:
             keywords.append("center=True")
         function = f"rolling_{stem}"

@@ -185,7 +185,8 @@ if __name__ == "__main__":
 def _query_text(query: Any) -> str:
     call, window = query.call, query.window
     frame = window.frame.sql if window.frame is not None else "default frame"
-    extras = [f"{k}={v!r}" for k, v in (("param", call.param), ("min_count", call.min_count)) if v]
+    named = (("param", call.param), ("min_count", call.min_count), ("weights", call.weights))
+    extras = [f"{k}={v!r}" for k, v in named if v]
     extras += ["DISTINCT"] * call.distinct + ["IGNORE NULLS"] * call.ignore_nulls
     order = f"ORDER BY o {'DESC' if window.descending else 'ASC'} NULLS {'FIRST' if window.nulls_first else 'LAST'}"
     partition = "PARTITION BY p " if window.partitioned else ""

@@ -193,6 +193,8 @@ def not_sql(table: Table, query: Query) -> str | None:
     frame = query.window.frame
     if query.call.min_count:
         return "not SQL: min_count is pandas' min_periods / Polars' min_samples"
+    if query.call.weights is not None:
+        return "not SQL: weights are pandas' win_type / Polars' weights="
     if frame is not None:
         if not frame.is_sql:
             return "not SQL: an open bound or a frame whose later peers do not follow is a dataframe frame"

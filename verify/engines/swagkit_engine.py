@@ -194,6 +194,8 @@ def plan_on(table: Table, query: Query, path: Path, session: Any) -> Plan | str:
     if path == "sliding_aggregate" and session is None:
         return "sliding_aggregate needs a Spark session: SwagkitEngine(session=spark)"
     call, facts = query.call, _Facts.of(table)
+    if call.weights is not None:
+        return "swagkit's windows have no weights"
     if call.min_count > 1 or (call.min_count == 1 and facts.null_x and call.aggregate in ("array_agg", "count")):
         return "swagkit's windows have no min_count"
     window = _window_problem(table, query, path, facts)
