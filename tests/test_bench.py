@@ -330,3 +330,27 @@ def test_violin_sample_keeps_the_extremes_and_the_quantiles() -> None:
 # it runs in one pass only, the pure-Python one (it balances the two)
 pytestmark = pytest.mark.once
 ONCE_PASS = "compiled"  # tests/conftest.py: timed on the compiled extension, the TINY runs take seconds
+
+
+def test_merge_replaces_only_the_experiments_run(tmp_path: Path) -> None:
+    """``swagkit bench --only 004 --merge``: 004's section and summary entry are this run's; 003's stay the earlier
+    run's, in their place; the header keeps the earlier run's lines and adds this run's."""
+    import json
+
+    from swagkit.verify.bench import readme
+
+    out, err = io.StringIO(), io.StringIO()
+    assert run_experiments(["003", "004"], str(tmp_path), "TINY", out, err) == 0
+    before = json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))
+    report_before = (tmp_path / "report.md").read_text(encoding="utf-8")
+    section_003 = report_before[report_before.index("\n## 003:") : report_before.index("\n## 004:")]
+    assert main(["bench", "--only", "004", "--quick", "--out", os.fspath(tmp_path / "none"), "--merge"]) == 2
+    assert run_experiments(["004"], str(tmp_path), "TINY", out, err, merge=True) == 0
+    after = json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))
+    assert [e["id"] for e in after["experiments"]] == ["003", "004"]
+    assert after["experiments"][0] == before["experiments"][0]
+    assert after["header"][: len(before["header"])] == before["header"]
+    assert after["header"][-1].startswith("re-run ") and "experiments: 004" in after["header"][-1]
+    report = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert section_003 in report and report.count("\n## 004:") == 1 and after["header"][-1] in report
+    assert "#### 003:" in readme.render(str(tmp_path)) and "re-run " in readme.render(str(tmp_path))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import importlib
+import json
 import os
 import platform
 import time
@@ -20,7 +21,7 @@ from types import ModuleType
 from typing import Any, TextIO
 
 from . import figures, readme
-from .report import Outcome, write_csv, write_markdown, write_summary
+from .report import Outcome, merge_reports, merge_summaries, write_csv, write_markdown, write_summary
 from .timing import Progress
 
 __all__ = ["EXPERIMENTS", "DEFAULT_OUT", "add_subparser", "run", "run_experiments"]
@@ -57,6 +58,12 @@ def add_subparser(sub: Any) -> None:
     )
     b.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"output directory (default {DEFAULT_OUT}/)")
     b.add_argument(
+        "--merge",
+        action="store_true",
+        help="replace only the experiments run (--only) in DIR's existing report.md and summary.json; the header "
+        "keeps the earlier run's lines and adds this run's",
+    )
+    b.add_argument(
         "--readme",
         nargs="?",
         const=readme.RESULTS,
@@ -79,7 +86,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if unknown:
         print(f"swagkit bench: unknown experiment {', '.join(unknown)} (known: {', '.join(EXPERIMENTS)})", file=err)
         return 2
-    return run_experiments(only, args.out, "QUICK" if args.quick else "FULL", out, err)
+    if args.merge and not os.path.isfile(os.path.join(args.out, "summary.json")):
+        print(f"swagkit bench --merge: {args.out} has no summary.json to merge into (run without --merge)", file=err)
+        return 2
+    return run_experiments(only, args.out, "QUICK" if args.quick else "FULL", out, err, merge=args.merge)
 
 
 def write_readme(results: str, path: str, out: TextIO, err: TextIO) -> int:
@@ -93,8 +103,11 @@ def write_readme(results: str, path: str, out: TextIO, err: TextIO) -> int:
     return 0
 
 
-def run_experiments(ids: Sequence[str], directory: str, preset: str, out: TextIO, err: TextIO) -> int:
-    """Run ``ids`` with the size preset ``preset`` (FULL, QUICK or TINY) and write everything to ``directory``."""
+def run_experiments(
+    ids: Sequence[str], directory: str, preset: str, out: TextIO, err: TextIO, *, merge: bool = False
+) -> int:
+    """Run ``ids`` with the size preset ``preset`` (FULL, QUICK or TINY) and write everything to ``directory``
+    (``merge``: into the run already there, :func:`.report.merge_reports`)."""
     import swagkit.optimized as opt
 
     os.makedirs(directory, exist_ok=True)
@@ -123,9 +136,22 @@ def run_experiments(ids: Sequence[str], directory: str, preset: str, out: TextIO
     ]
     if not opt.COMPILED:
         header.append("warning: the pure-Python fallback ran: the ⊗ counts hold, the timings do not")
-    with open(os.path.join(directory, "report.md"), "w", encoding="utf-8") as f:
-        write_markdown(outcomes, f, header, note, set(drawn))
-    write_summary(outcomes, os.path.join(directory, "summary.json"), header)
+    report_path, summary_path = os.path.join(directory, "report.md"), os.path.join(directory, "summary.json")
+    if merge:
+        with open(summary_path, encoding="utf-8") as f:
+            old = json.load(f)
+        with open(report_path, encoding="utf-8") as f:
+            old_report = f.read()
+        header = [*old["header"], f"re-run {header[0]}, mode {preset.lower()}: {header[2]}"]
+        with open(report_path, "w", encoding="utf-8") as f:
+            f.write(merge_reports(old_report, outcomes, header, note, set(drawn)))
+        with open(summary_path, "w", encoding="utf-8") as f:
+            json.dump(merge_summaries(old, outcomes, header), f, ensure_ascii=False, indent=1, sort_keys=True)
+            f.write("\n")
+    else:
+        with open(report_path, "w", encoding="utf-8") as f:
+            write_markdown(outcomes, f, header, note, set(drawn))
+        write_summary(outcomes, summary_path, header)
     for o in outcomes:
         print(f"== {o.experiment}: {o.title}", file=out)
         for c in o.checks:

@@ -10,13 +10,26 @@ report work without matplotlib.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
-__all__ = ["COLUMNS", "Row", "Ratio", "Check", "Figure", "Outcome", "write_csv", "write_markdown", "write_summary"]
+__all__ = [
+    "COLUMNS",
+    "Row",
+    "Ratio",
+    "Check",
+    "Figure",
+    "Outcome",
+    "merge_reports",
+    "merge_summaries",
+    "write_csv",
+    "write_markdown",
+    "write_summary",
+]
 
 #: CSV columns, in order (one row per measured value)
 COLUMNS = ("experiment", "figure", "contender", "monoid", "data", "x_name", "x", "metric", "value", "combines")
@@ -144,7 +157,7 @@ def write_markdown(
             out.write(f"- {note}\n")
 
 
-def write_summary(outcomes: Sequence[Outcome], path: str, header: Sequence[str]) -> None:
+def write_summary(outcomes: Sequence[Outcome], path: str | TextIO, header: Sequence[str]) -> None:
     """``path`` gets the run's header and, per experiment, its claims and ratio table as JSON: what
     :mod:`.readme` renders into the README (the CSV files keep every measured value)."""
     summary = {
@@ -162,6 +175,38 @@ def write_summary(outcomes: Sequence[Outcome], path: str, header: Sequence[str])
             for o in outcomes
         ],
     }
+    if not isinstance(path, str):
+        json.dump(summary, path, ensure_ascii=False, indent=1, sort_keys=True)
+        return
     with open(path, "w", encoding="utf-8") as f:
         json.dump(summary, f, ensure_ascii=False, indent=1, sort_keys=True)
         f.write("\n")
+
+
+def _sections(report: str) -> tuple[str, dict[str, str]]:
+    """A report's preamble and its experiment sections (``## <id>: ...`` up to the next one), by id, in order."""
+    preamble, *parts = report.split("\n## ")
+    return preamble, {part.split(":", 1)[0]: "\n## " + part for part in parts}
+
+
+def merge_reports(old: str, outcomes: Sequence[Outcome], header: Sequence[str], note: str, drawn: Collection[str]) -> str:
+    """``old`` (a report.md) with the sections of the experiments in ``outcomes`` replaced by this run's (new
+    experiments appended) under ``header`` (:func:`merge_summaries`'s): ``swagkit bench --merge``."""
+    fresh = io.StringIO()
+    write_markdown(outcomes, fresh, header, note, drawn)
+    preamble, new_sections = _sections(fresh.getvalue())
+    merged = dict(_sections(old)[1])
+    merged.update(new_sections)
+    return preamble + "".join(merged.values())
+
+
+def merge_summaries(old: dict[str, object], outcomes: Sequence[Outcome], header: Sequence[str]) -> dict[str, object]:
+    """``old`` (a summary.json) with the entries of the experiments in ``outcomes`` replaced (new ones appended),
+    under ``header`` (the old run's lines and one for this run: ``swagkit bench --merge``)."""
+    fresh = io.StringIO()
+    write_summary(outcomes, fresh, header)
+    new = json.loads(fresh.getvalue())
+    old_experiments: list[dict[str, object]] = old["experiments"]  # type: ignore[assignment]
+    experiments = {e["id"]: e for e in old_experiments}
+    experiments.update({e["id"]: e for e in new["experiments"]})
+    return {"header": list(header), "experiments": list(experiments.values())}
