@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from swagkit.reference._ladder import compress_fixed_cap
 from swagkit.reference.qdigest import QDigest
 from swagkit.reference.window_quantiles import SlidingWindowQuantiles
 
@@ -46,5 +47,38 @@ class QuantilesCompressTooRarely(SlidingWindowQuantiles):
         self.compress_period *= 8
 
 
+class CompressRoundsTheThresholdDown(QDigest):
+    """A q-digest whose compress merges a family only when its sum is below ``⌊γ⌋`` (``⌈γ⌉`` is right: integer sums
+    below γ): where γ is not an integer, families summing to ``⌊γ⌋`` stay split. Its size stays far inside
+    ``4N/⌈γ⌉ + 1``; only P2 after compress shows it (issue 25: a held-out bug class that escaped the size checks)."""
+
+    def _merge_limit(self) -> int:
+        return (self._eps_num * self._total) // (self._eps_den * self._bits)
+
+
+class QuantilesMergeLeftUncompressed(SlidingWindowQuantiles):
+    """Window quantiles whose SWCOMPRESS merges the children's value digests into the parent's (the union) but never
+    compresses the union (issue 25: a held-out bug class; the merged digest stays within its size bound)."""
+
+    def _compress_level(self, level: Any) -> None:
+        for parent, left, right in compress_fixed_cap(level.nodes, level.gamma):
+            d = level.digests.get(parent)
+            if d is None:
+                d = level.digests[parent] = self._new_digest()
+            for child in (left, right):
+                c = level.digests.pop(child, None)
+                if c is not None:
+                    d._absorb(c)
+
+
 #: planted bugs that cost space only (answers within their error bounds)
-PLANTED_SPACE = {cls.__name__: cls for cls in (NeverCompresses, CompressesTooRarely, QuantilesCompressTooRarely)}
+PLANTED_SPACE = {
+    cls.__name__: cls
+    for cls in (
+        NeverCompresses,
+        CompressesTooRarely,
+        QuantilesCompressTooRarely,
+        CompressRoundsTheThresholdDown,
+        QuantilesMergeLeftUncompressed,
+    )
+}

@@ -29,9 +29,12 @@ from swagkit.verify.kinds.sketch import checked_sketch
 EXAMPLES, STEPS, SEED = 8, 25, 7
 #: which registered structure each planted class breaks, its machine, and the invariant that reports it
 _STRUCTURES = {
-    "NeverCompresses": ("qdigest", make_sketch_machine, "size since compress"),
+    "NeverCompresses": ("qdigest", make_sketch_machine, "family lower bound"),
     "CompressesTooRarely": ("qdigest", make_sketch_machine, "compress period"),
     "QuantilesCompressTooRarely": ("window_quantiles", make_time_decayed_machine, "compress period"),
+    # issue 25's held-out classes: within every size bound, caught by P2 after compress
+    "CompressRoundsTheThresholdDown": ("qdigest", make_sketch_machine, "family lower bound"),
+    "QuantilesMergeLeftUncompressed": ("window_quantiles", make_time_decayed_machine, "family lower bound"),
 }
 
 
@@ -47,10 +50,29 @@ def test_the_n_aware_bound_is_never_looser() -> None:
                     assert bound == min(4 * total + 1, paper)
 
 
+#: found at the machine settings, but shrinking them takes long (every candidate runs the window checker over
+#: merged ladders): their test stops at the first failure (issue 25's shrink budget is the cure)
+_SLOW_TO_SHRINK = {"QuantilesMergeLeftUncompressed"}
+
+
 @pytest.mark.once  # independent of swagkit.optimized
 @pytest.mark.parametrize("name", list(_STRUCTURES))
-def test_a_lost_or_too_rare_compression_is_caught_by_the_machine(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_lost_or_too_rare_compression_is_caught_by_the_machine(
+    name: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     algorithm, make, invariant = _STRUCTURES[name]
+    if name in _SLOW_TO_SHRINK:
+        from hypothesis import Phase
+
+        from swagkit.verify.kinds import machines
+
+        chosen = machines.machine_settings
+
+        def without_shrink(*args: Any, **kwargs: Any) -> Any:
+            found = chosen(*args, **kwargs)
+            return found.__class__(found, phases=[p for p in found.phases if p is not Phase.shrink])
+
+        monkeypatch.setattr(machines, "machine_settings", without_shrink)
     info = registry.algorithm(algorithm)
     subject = Subject(algorithm, PLANTED_SPACE[name], dict(info.params), takes_monoid=False, facts=info)
     start = time.perf_counter()
@@ -63,7 +85,7 @@ def test_a_lost_or_too_rare_compression_is_caught_by_the_machine(name: str, caps
     assert seconds < 10
     program = [ln for ln in "\n".join(caught.value.__notes__).splitlines() if ln.startswith("state.")]
     assert program[0].startswith("state.setup(") and program[-1] == "state.teardown()"
-    assert len(program) <= 4, program
+    assert len(program) <= (12 if name in _SLOW_TO_SHRINK else 4), program
     with capsys.disabled():
         print(f"\n  {name}: '{caught.value.invariant}' after {seconds:.1f} s, {len(program) - 2} operation(s)", end="")
 
@@ -105,12 +127,13 @@ def test_a_never_compressing_digest_breaks_the_bound_where_the_universe_allows()
     # 36 ranges, γ = 0.9·36/8 = 4.05: a compressed digest keeps at most ⌊4·36/5⌋ + 1 = 29; 4b/ε + 1 = 36 allows it
     assert [w for w, _ in space_findings(d.snapshot())] == ["size after compress"]
     assert len(d.snapshot().nodes) == 36 <= qdigest_size_bound(8, 0.9)
-    # the debug wrapper reports it at that insert (the machine: test_a_lost_or_too_rare_compression_is_caught_...)
+    # the debug wrapper reports it at that insert, by P2 after compress (the checker's last hard invariant; the
+    # machine: test_a_lost_or_too_rare_compression_is_caught_...)
     w = checked_sketch(PLANTED_SPACE["NeverCompresses"](universe_bits=8, eps=0.9), algorithm="qdigest")
     with pytest.raises(InvariantViolation) as caught:
         for i in range(36):
             w.insert(i * 5 % 256)
-    assert caught.value.invariant == "size after compress" and w.inner.total == 36
+    assert caught.value.invariant == "family lower bound" and w.inner.total == 36
 
 
 @pytest.mark.parametrize("impl", [reference, optimized], ids=["reference", "optimized"])

@@ -10,12 +10,16 @@ Hard (raise :class:`~swagkit.spec.errors.InvariantViolation`):
 * **rank error (Q6)** -- ``0 <= r(q) - r̂(q) <= εN`` at every point where either side changes;
 * **monotone rank (Q7)** -- ``r̂`` is non-decreasing and ``r̂(2^b) = N``;
 * **size (Q5)** -- after compress, at most ``4b/ε + 1`` ranges; at any time at most
-  ``4b/ε + 1 + pending`` (each insert adds at most one range).
+  ``4b/ε + 1 + pending`` (each insert adds at most one range);
+* **family lower bound (P2)** -- after compress, ``c(par(r)) + c(r) + c(sib(r)) >= γ`` for every stored non-root
+  range: swagkit's QDCOMPRESS runs to a fixed point (:meth:`swagkit.reference.QDigest.compress`), so a compressed
+  digest is one that compress would not change. Tighter than any size bound: a digest that merged too little
+  (a threshold rounded the wrong way, a merge never compressed) is caught here even when it stays within
+  ``4N/⌈γ⌉ + 1`` ranges. (The paper's single bottom-up pass does not restore P2 everywhere -- notes §2.3 -- and
+  the time-wise digests of §3.1, truncated, break it at the truncation boundary: their checker reports it soft.)
 
 Soft (reported in the :class:`CheckReport`, never raised):
 
-* **family lower bound (P2)** -- swagkit's compress restores it everywhere (a failure would show up as a size
-  violation first), but time-wise digests truncated by §3.1 break it at the truncation boundary;
 * **closure (P3)** -- the number of ranges a closed realization would add (it conflicts with the size bound,
   see :mod:`swagkit.reference.qdigest`).
 
@@ -182,15 +186,12 @@ def check_qdigest(
         f"r̂(M) = {prefix[-1]} != N = {total}",
     )
     ck.passed("monotone rank")
-    if state.compressed:
-        deficits = family_deficits(nodes, cap)
-        if deficits:
-            ck.soft("family lower bound", f"{len(deficits)} ranges with c(par)+c(r)+c(sib) < γ", len(deficits))
     gap = closure_gap(nodes)
     if gap:
         ck.soft("closure", f"a closed (P3) realization would add {gap} zero-count ranges", gap)
     ck.report.measure("qdigest size / bound", len(nodes), allowed)
     if truth is None:
+        _check_family_bound(ck, state, cap)
         return ck.report
     profile = truth if isinstance(truth, RankProfile) else RankProfile.of(truth)
     ck.require(
@@ -214,4 +215,21 @@ def check_qdigest(
         worst = max(worst, true - est)
     ck.passed("rank error")
     ck.report.measure("qdigest rank error / εN", worst, float(err_bound))
+    _check_family_bound(ck, state, cap)  # last: a digest that breaks the invariants above fails on those first
     return ck.report
+
+
+def _check_family_bound(ck: DecayChecker, state: QDigestState, cap: Fraction) -> None:
+    """P2 after compress (module docstring)."""
+    if not state.compressed:
+        return
+    deficits = family_deficits(state.nodes, cap)
+    shown = ", ".join(f"{node_range(n, state.universe_bits)} (id {n})" for n in deficits[:3])
+    ck.require(
+        not deficits,
+        "family lower bound",
+        "c(par(r)) + c(r) + c(sib(r)) >= γ for every stored range r but the root, after compress (P2; "
+        "swagkit's compress runs to a fixed point)",
+        f"{len(deficits)} ranges have a family below γ = {cap} ({float(cap):.6g}) after compress: {shown}",
+    )
+    ck.passed("family lower bound")

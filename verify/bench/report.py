@@ -189,7 +189,9 @@ def _sections(report: str) -> tuple[str, dict[str, str]]:
     return preamble, {part.split(":", 1)[0]: "\n## " + part for part in parts}
 
 
-def merge_reports(old: str, outcomes: Sequence[Outcome], header: Sequence[str], note: str, drawn: Collection[str]) -> str:
+def merge_reports(
+    old: str, outcomes: Sequence[Outcome], header: Sequence[str], note: str, drawn: Collection[str]
+) -> str:
     """``old`` (a report.md) with the sections of the experiments in ``outcomes`` replaced by this run's (new
     experiments appended) under ``header`` (:func:`merge_summaries`'s): ``swagkit bench --merge``."""
     fresh = io.StringIO()

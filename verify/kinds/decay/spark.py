@@ -556,8 +556,8 @@ def check_merged(
     compiled: bool,
 ) -> MergeResult:
     """The merge run's verdict: the merged reference digest passes the q-digest checker against the exact
-    multiset (rank guarantee ``r̂ <= r <= r̂ + εN``, size ``<= 4b/ε + 1`` after the merge's compress, soundness,
-    conservation; the family lower bound is soft), the optimized merge has the same snapshot, and both are
+    multiset (rank guarantee ``r̂ <= r <= r̂ + εN``, size ``<= 4b/ε + 1`` and the family lower bound P2 after the
+    merge's compress, soundness, conservation), the optimized merge has the same snapshot, and both are
     equivalent to one digest of the whole stream."""
     from swagkit.reference.qdigest import qdigests_equivalent
 
