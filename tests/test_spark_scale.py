@@ -21,7 +21,7 @@ from swagkit.verify import replay, replayfile
 from swagkit.verify.cli import main
 from swagkit.verify.spark import scale_job, scale_target
 from swagkit.verify.spark.patterns import FIFO_PATTERNS, OOO_PATTERNS, trace, weight
-from swagkit.verify.spark.scale import ScaleTask, Target, lockstep, make_scale_tasks, run_scale_task
+from swagkit.verify.spark.scale import PIPELINE, ScaleTask, Target, lockstep, make_scale_tasks, run_scale_task
 from swagkit.verify.spark.scale_job import replay_finding, run_scale
 
 #: a bug only windows of more than this many values show: beyond the Hypothesis machines' windows (tens of
@@ -293,3 +293,80 @@ def test_a_contract_is_kept_while_shrinking_and_rollings_max_bug_is_found(tmp_pa
 # it runs in one pass only, the pure-Python one (it balances the two)
 pytestmark = pytest.mark.once
 ONCE_PASS = "pure"
+
+
+class OneAtATime:
+    """A program's instance with its ``pipeline`` hidden: :func:`lockstep` then sends one request per reply."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "pipeline":
+            raise AttributeError(name)
+        return getattr(self._inner, name)
+
+    def __len__(self) -> int:
+        return len(self._inner)
+
+
+@pytest.mark.parametrize("bug", ["", "BUG_FLIP_ORDER", "BUG_SIZE", "BUG_EMPTY_QUERY", "BUG_CRASH_AT_64", "BUG_GARBAGE"])
+def test_a_pipelined_program_is_judged_as_one_request_at_a_time(
+    c_program: Any, bug: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 25 §5: an ``--exec`` program's instance takes :data:`~swagkit.verify.spark.scale.PIPELINE` calls at a
+    time (its ``batch`` lines, or request lines back to back) and finds what the one-at-a-time lock-step finds: a
+    wrong answer at the same step in the same words; a death or garbage somewhere in its chunk (the scale task
+    then re-runs the trace one call at a time to name the call: the next test)."""
+    import time
+
+    from swagkit.verify.process import process_factory
+
+    factory = process_factory(c_program(bug), "fifo")
+    name = "max_i64" if bug == "BUG_EMPTY_QUERY" else "string_concat"  # the empty window's zero is "" for strings
+    monoid = LIBRARY[name].factory()
+    values: list[Any] = list(range(-40, 24)) if name == "max_i64" else [chr(97 + k % 26) for k in range(64)]
+    calls = list(trace("fifo", "see_saw", random.Random(5), values, 6000, 300, frozenset({"insert", "evict"})))
+    try:
+        seconds = {}
+        found = {}
+        for how in ("pipelined", "one at a time"):
+            subject = factory(monoid) if how == "pipelined" else OneAtATime(factory(monoid))
+            started = time.perf_counter()
+            found[how] = lockstep(subject, TwoStacksLite(monoid), calls, monoid)
+            seconds[how] = time.perf_counter() - started
+    finally:
+        factory.close()
+    piped, single = found["pipelined"], found["one at a time"]
+    assert (piped is None) == (bug == "") and (single is None) == (bug == ""), (piped, single)
+    if piped is not None and single is not None:
+        if "ProcessFailure" in single.detail:
+            chunk = PIPELINE * (piped.step // PIPELINE)
+            assert "ProcessFailure" in piped.detail and chunk <= single.step < chunk + PIPELINE, (piped, single)
+        else:
+            assert (piped.step, piped.detail) == (single.step, single.detail)
+    if bug == "":
+        with capsys.disabled():
+            rate = {how: len(calls) / s for how, s in seconds.items()}
+            print(f"\n  {rate['pipelined']:,.0f} ops/s pipelined, {rate['one at a time']:,.0f} one at a time", end="")
+
+
+@pytest.mark.parametrize("bug", ["BUG_CRASH_AT_64", "BUG_GARBAGE", "BUG_EMPTY_QUERY"])
+def test_a_scale_task_names_the_call_a_pipelined_program_failed_on(c_program: Any, bug: str) -> None:
+    """A finding of the pipelined lock-step is re-run one call at a time: the task reports the step and words of
+    the one-at-a-time lock-step."""
+    from swagkit.verify.spark import scale
+
+    monoid = "max_i64" if bug == "BUG_EMPTY_QUERY" else "string_concat"
+    task = ScaleTask(Target("exec", c_program(bug), "fifo"), monoid, seed=1, operations=40_000, trace_length=4_000)
+    piped = run_scale_task(task)
+    assert piped.finding is not None
+    original = scale.lockstep
+    try:
+        scale.lockstep = lambda *args, **kwargs: original(*args, **{**kwargs, "pipelined": False})  # type: ignore[assignment]
+        single = run_scale_task(task)
+    finally:
+        scale.lockstep = original
+    assert single.finding is not None
+    assert (piped.finding.trace, piped.finding.step) == (single.finding.trace, single.finding.step)
+    assert piped.finding.detail.split(" raised ")[0] == single.finding.detail.split(" raised ")[0]

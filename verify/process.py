@@ -88,6 +88,8 @@ class ProcessFailure(AssertionError):
         self.trace = tuple(trace)
         self.replies = tuple(replies)
         self.stderr = stderr
+        #: in a pipeline (:meth:`_Instance.pipeline`): the requests answered before the failure
+        self.answered = 0
         lines = [f"{command}: {reason}"]
         if self.trace:
             first = max(0, len(self.trace) - _SHOWN)
@@ -235,7 +237,15 @@ def conformance_monoids_registered() -> Iterator[None]:
 
 
 class _Dead(Exception):
-    """The process died or timed out (the driver has killed it); the message says which."""
+    """The process died or timed out (the driver has killed it); the message says which. ``answered``: in a
+    pipeline, the replies received before."""
+
+    answered = 0
+
+
+def _answered(dead: _Dead, count: int) -> _Dead:
+    dead.answered = count
+    return dead
 
 
 class ProcessDriver:
@@ -333,10 +343,11 @@ class ProcessDriver:
         self._flush_drops()
         return self._exchange(line)
 
-    def batch(self, requests: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        """Send ``requests`` as one batch line (a JSON array), return the replies in order (the program must
-        list ``"batch"`` in its ops). Raises :class:`ProcessFailure` on a death, a timeout or garbage."""
-        line = json.dumps(list(requests), ensure_ascii=False, separators=(",", ":"))
+    def batch(self, requests: Sequence[Mapping[str, Any] | str]) -> list[Any]:
+        """Send ``requests`` (objects, or request lines already encoded) as one batch line (a JSON array), return
+        the replies in order (the program must list ``"batch"`` in its ops). Raises :class:`ProcessFailure` on a
+        death, a timeout or garbage."""
+        line = "[" + ",".join(r if isinstance(r, str) else _compact(r) for r in requests) + "]"
         try:
             reply = self.request(line)
             replies = json.loads(reply)
@@ -346,6 +357,59 @@ class ProcessDriver:
             raise self.failure(f"the reply to a batch is not JSON: {reply[:200]!r}", [line], [reply]) from None
         if not isinstance(replies, list) or len(replies) != len(requests):
             raise self.failure(f"a batch of {len(requests)} got {reply[:200]!r}", [line], [reply])
+        return replies
+
+    def pipeline(self, lines: Sequence[str]) -> list[str]:
+        """Send ``lines`` (one request each) without waiting for replies in between and return the reply lines in
+        order: the one-request-per-line protocol, pipelined. Requests and replies stream through the pipes
+        together (neither side can block on a full pipe); a reply may take ``timeout`` seconds after the one
+        before it. Raises :class:`_Dead` (its ``answered``: the replies received) on a death or a hang."""
+        self._flush_drops()
+        proc = self._proc
+        if proc is None or proc.stdin is None or proc.stdout is None:
+            raise _Dead("the process is not running")
+        data = memoryview("".join(line + "\n" for line in lines).encode())
+        replies: list[str] = []
+        out, inp = proc.stdout.fileno(), proc.stdin.fileno()
+        allowed = self.deadline.allowed
+        last = time.monotonic()
+        while len(replies) < len(lines):
+            while b"\n" in self._buffer and len(replies) < len(lines):
+                raw, self._buffer = self._buffer.split(b"\n", 1)
+                replies.append(raw.decode("utf-8", "replace").rstrip("\r"))
+                now = time.monotonic()
+                self.deadline.healthy(now - last)
+                last = now
+            if len(replies) == len(lines):
+                break
+            left = last + allowed - time.monotonic()
+            ready_out, ready_in = (
+                select.select([out], [inp] if data else [], [], max(left, 0))[:2] if left > 0 else ([], [])
+            )
+            if not ready_out and not ready_in:
+                self.deadline.hung = True
+                raise _answered(
+                    self._dead(
+                        f"no reply within {allowed:.3g} s (a hang{self.deadline.note(allowed)}): the process was killed"
+                    ),
+                    len(replies),
+                )
+            if ready_in:
+                try:  # non-blocking: a full pipe must not stop us reading the replies that free it
+                    os.set_blocking(inp, False)
+                    try:
+                        data = data[os.write(inp, data[: 1 << 16]) :]
+                    finally:
+                        os.set_blocking(inp, True)
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    raise _answered(self._dead("the process died (its stdin is closed)"), len(replies)) from None
+            if ready_out:
+                chunk = os.read(out, 1 << 16)
+                if not chunk:
+                    raise _answered(self._dead(self._death()), len(replies))
+                self._buffer += chunk
         return replies
 
     def _flush_drops(self) -> None:
@@ -431,14 +495,40 @@ def _kill(proc: subprocess.Popen[bytes], stderr: IO[bytes]) -> None:
         stderr.close()
 
 
+#: compact JSON, one encoder for every request (``json.dumps`` with options builds a new one per call)
+_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+_json_string = json.encoder.encode_basestring  # C-accelerated, as _compact writes a string (no ASCII escapes)
+
+
+def _json_value(value: Any) -> str:
+    """``value`` as :func:`_compact` writes it, faster for the common strings and ints."""
+    kind = type(value)
+    if kind is str:
+        return _json_string(value)
+    if kind is int:
+        return int.__repr__(value)
+    return _compact(value)
+
+
+def _text(reply: Any) -> str:
+    """A reply as its line: received lines as they are, replies parsed out of a batch as compact JSON."""
+    return reply if isinstance(reply, str) else _compact(reply)
+
+
 def _check_reply(line: str) -> dict[str, Any]:
     """A reply object: ``{"ok": true, ...}`` or ``{"ok": false, "error": <known code>, ...}``."""
     try:
         reply = json.loads(line)
     except ValueError:
         raise _Garbage(f"the reply is not JSON: {line[:200]!r}") from None
+    return _check_reply_object(reply, line)
+
+
+def _check_reply_object(reply: Any, line: Any) -> dict[str, Any]:
     if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
-        raise _Garbage(f"the reply is not an object with a boolean 'ok': {line[:200]!r}")
+        raise _Garbage(f"the reply is not an object with a boolean 'ok': {_text(line)[:200]!r}")
     if not reply["ok"] and reply.get("error") not in _ERRORS:
         raise _Garbage(f"unknown error code {reply.get('error')!r} (known: {', '.join(_ERRORS)})")
     return reply
@@ -469,6 +559,9 @@ class _Instance:
     #: every call already has the driver's deadline (the process is killed when it hangs): a guard must not
     #: interrupt it as well, which would tear a reply apart (:class:`~swagkit.verify.guard.Guarded`)
     bounded = True
+    #: the operations the program offers, by method name, and the value codec (set by :func:`_instance_class`)
+    _traced: Mapping[str, Operation] = {}
+    _values: Codec
 
     def __init__(self, driver: ProcessDriver, conformance: Conformance, monoid: Monoid[Any, Any, Any]) -> None:
         self.monoid = monoid
@@ -479,8 +572,8 @@ class _Instance:
         self._generation = driver.generation
         #: the request lines sent for this instance, oldest first (``new`` first)
         self.trace: list[str] = []
-        #: the reply lines received, in step with ``trace``
-        self.replies: list[str] = []
+        #: the replies received, in step with ``trace``: lines, or objects parsed out of a batch (:func:`_text`)
+        self.replies: list[Any] = []
         self._broken: ProcessFailure | None = None
         self._call("new", kind=self.kind, monoid=conformance.name)
         weakref.finalize(self, driver.drop_later, self._id, self._generation)
@@ -512,12 +605,84 @@ class _Instance:
             raise error
         return reply
 
+    def pipeline(self, calls: Sequence[tuple[str, tuple[Any, ...]]]) -> list[tuple[bool, Any]]:
+        """Run ``calls`` -- (method name, arguments); ``__len__`` is the size -- without waiting for each reply:
+        as one ``batch`` line when the program offers batches, else as request lines sent back to back. Returns,
+        per call, ``(True, answer)`` or ``(False, exception)``: what the call alone returns or raises (the
+        protocol's refusals: ``EmptyWindowError`` ...). A call whose value the protocol cannot carry ends the list
+        (its result is the ``ValueError``; the calls after it are not sent). A death, a hang or garbage raises
+        :class:`ProcessFailure` as a single call does, with ``answered``: the calls answered before it."""
+        if self._broken is not None:
+            raise self._broken
+        ops: list[Operation] = []
+        lines: list[str] = []
+        refused: Exception | None = None
+        for name, args in calls:
+            op = self._traced[name]
+            try:
+                fields = encode_args(op, args, self._values)
+            except TypeError as exc:  # refused before it is sent, as a single call is
+                refused = ValueError(f"{op.step_name}: {exc}")
+                break
+            ops.append(op)
+            head = f'{{"op":"{op.step_name}","id":{self._id}'
+            lines.append(head + "".join(f',"{key}":{_json_value(value)}' for key, value in fields.items()) + "}")
+        if self._generation != self._driver.generation or not self._driver.alive:
+            self.trace.extend(lines[:1])
+            raise self._fail("the process is gone (it died or was killed after an earlier failure)")
+        self.trace.extend(lines)
+        replies: list[Any]
+        try:
+            if lines and "batch" in self._driver.hello.get("ops", ()):
+                replies = self._driver.batch(lines)
+            else:
+                replies = self._driver.pipeline(lines)
+        except _Dead as exc:
+            failure = self._fail(str(exc))
+            failure.answered = exc.answered
+            raise failure from None
+        except ProcessFailure as exc:  # a batch answered with garbage: the process is out of step
+            self._driver.abandon()
+            self._broken = exc
+            raise
+        self.replies.extend(replies)
+        out = [self._outcome(op, reply) for op, reply in zip(ops, replies, strict=True)]
+        if refused is not None:
+            out.append((False, refused))
+        return out
+
+    def _outcome(self, op: Operation, received: Any) -> tuple[bool, Any]:
+        """One pipelined reply (a line, or an object out of a batch) read as :meth:`_call` and :meth:`_value`
+        read a single one."""
+        try:
+            reply = _check_reply(received) if isinstance(received, str) else _check_reply_object(received, received)
+        except _Garbage as exc:
+            raise self._fail(str(exc), garbage=True) from None
+        if not reply["ok"]:
+            error = _ERRORS[reply["error"]](str(reply.get("message", reply["error"])))
+            if isinstance(error, _Garbage):
+                raise self._fail(str(error), garbage=True)
+            return False, error
+        if not op.answers:
+            return True, None
+        if "value" not in reply:
+            raise self._fail(f"the reply to {op.step_name} has no 'value'", garbage=True)
+        try:
+            if op.step_name == "size":
+                n = _int64(reply["value"])
+                if n < 0:
+                    raise _Garbage(f"size {n} < 0")
+                return True, int(n)
+            return True, decode_answer(op.step_name, reply["value"], self._values)
+        except (_Garbage, WireError) as exc:
+            raise self._fail(f"{op.step_name}: {exc}", garbage=True) from None
+
     def _fail(self, reason: str, *, garbage: bool = False) -> ProcessFailure:
         """The :class:`ProcessFailure` of this instance (kept: later calls raise it again). After garbage the
         process is killed: its replies may be out of step with the requests from now on."""
         if garbage:
             self._driver.abandon()
-        self._broken = self._driver.failure(reason, self.trace, self.replies)
+        self._broken = self._driver.failure(reason, self.trace, [_text(r) for r in self.replies])
         return self._broken
 
     def _value(self, op: str, decode: Callable[[Any], Any], **fields: Any) -> Any:
@@ -575,11 +740,16 @@ _KINDS: dict[str, tuple[str, str]] = {
 
 
 def _instance_class(
-    protocol_kind: str, codec: Conformance, ops: dict[str, Any], offered: set[str], program: str
+    protocol_kind: str, codec: Conformance, ops: dict[str, Any], offered: set[str], program: str, kind_name: str
 ) -> type:
     """A class with exactly the operations the program offers (absent ones are absent attributes, so the kinds
-    detect and skip them), plus ``__len__`` (``size``) and ``combine_count`` (``stats``) when offered."""
-    namespace: dict[str, Any] = {"kind": protocol_kind}
+    detect and skip them), plus ``__len__`` (``size``) and ``combine_count`` (``stats``) when offered, and what
+    :meth:`_Instance.pipeline` encodes with (the traced operations by method name, the value codec)."""
+    namespace: dict[str, Any] = {
+        "kind": protocol_kind,
+        "_traced": {op.name: op for op in TRACED[kind_name].values() if op.step_name in offered},
+        "_values": Codec(codec.encode, codec.decode),
+    }
     namespace.update({name: fn for name, fn in ops.items() if name in offered})
     if "size" in offered:
         namespace["__len__"] = _Instance._size
@@ -621,7 +791,7 @@ class ProcessFactory:
         lines = [f"({first} earlier requests not shown)"] if first else []
         for k in range(first, len(sent)):
             lines.append(f"-> {sent[k]}")
-            lines.append(f"<- {got[k]}" if k < len(got) else "<- (no reply)")
+            lines.append(f"<- {_text(got[k])}" if k < len(got) else "<- (no reply)")
         return "\n".join(lines)
 
     @property
@@ -654,6 +824,7 @@ class ProcessFactory:
                 _operations(self._kind_name, codec),
                 set(self.operations),
                 self.driver.argv[0] if self.driver.argv else self.driver.command,
+                self._kind_name,
             )
         self.last = cls(self.driver, codec, monoid)
         return self.last

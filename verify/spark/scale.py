@@ -58,6 +58,8 @@ SAMPLE_OPS = 600
 SIZE_EVERY = 64
 #: operations that answer (their results are compared); the others only have to agree on refusing
 _ANSWERS = frozenset({"query", "range_query", "bulk_evict", "oldest", "youngest", "query_range"})
+#: calls sent to a pipelining target (an ``--exec`` program) before its replies are read
+PIPELINE = 1024
 
 
 @dataclass(frozen=True)
@@ -104,12 +106,18 @@ class ScaleResult:
 # ------------------------------------------------------------------------------------------ the lock-step
 
 
-def lockstep(subject: Any, oracle: Any, calls: Iterable[tuple[str, tuple[Any, ...]]], monoid: Any) -> Finding | None:
+def lockstep(
+    subject: Any, oracle: Any, calls: Iterable[tuple[str, tuple[Any, ...]]], monoid: Any, *, pipelined: bool = True
+) -> Finding | None:
     """Run ``calls`` on ``subject`` and ``oracle`` side by side; the first disagreement (answers, refusals, the
     size every :data:`SIZE_EVERY` calls and at the end), or the subject failing on a valid call, as a
-    :class:`Finding` with its ``step`` (pattern fields left empty), else ``None``."""
+    :class:`Finding` with its ``step`` (pattern fields left empty), else ``None``. A subject that pipelines (an
+    ``--exec`` program's instance: ``pipeline``) gets :data:`PIPELINE` calls at a time, judged in the same order
+    with the same words (:func:`_pipelined_lockstep`), unless ``pipelined`` is False."""
     from ..kinds.base import same_output
 
+    if pipelined and callable(getattr(subject, "pipeline", None)):
+        return _pipelined_lockstep(subject, oracle, calls, monoid)
     step = -1
     eq = monoid.eq
     for step, (name, args) in enumerate(calls):
@@ -135,6 +143,81 @@ def lockstep(subject: Any, oracle: Any, calls: Iterable[tuple[str, tuple[Any, ..
             return Finding(-1, "", 0, step, f"after {_call(name, args)}: {size}")
     if step >= 0 and (size := _size(subject, oracle)):
         return Finding(-1, "", 0, step, f"at the end: {size}")
+    return None
+
+
+def _pipelined_lockstep(
+    subject: Any, oracle: Any, calls: Iterable[tuple[str, tuple[Any, ...]]], monoid: Any
+) -> Finding | None:
+    """:func:`lockstep` for a pipelining subject: the oracle runs a chunk of calls first (each outcome kept, and
+    its size where the size is compared), the subject gets the chunk (and the size requests) as one pipeline, and
+    the replies are judged call by call as :func:`lockstep` judges them one at a time."""
+    from ..kinds.base import same_output
+
+    eq = monoid.eq
+    sized = hasattr(subject, "__len__")
+    pending = iter(calls)
+    step = -1
+    while True:
+        chunk = list(itertools.islice(pending, PIPELINE))
+        if not chunk:
+            break
+        wants: list[tuple[int, str, tuple[Any, ...], bool, Any, int | None]] = []
+        requests: list[tuple[str, tuple[Any, ...]]] = []
+        for name, args in chunk:
+            step += 1
+            try:
+                want, refused = getattr(oracle, name)(*args), False
+            except SwagkitError as exc:
+                want, refused = exc, True
+            size = len(oracle) if sized and step % SIZE_EVERY == 0 else None
+            wants.append((step, name, args, refused, want, size))
+            requests.append((name, args))
+            if size is not None:
+                requests.append(("__len__", ()))
+        try:
+            replies = subject.pipeline(requests)
+        except AssertionError as failure:  # the program died, hung or broke the protocol
+            answered = getattr(failure, "answered", 0)
+            failed = wants[-1]
+            for entry in wants:  # the call whose reply never came
+                answered -= 1 + (entry[5] is not None)
+                if answered < 0:
+                    failed = entry
+                    break
+            number, name, args, refused, want, _ = failed
+            told = "" if refused else f" (the oracle answered {want!r})"
+            return Finding(-1, "", 0, number, f"{_call(name, args)} raised {failure!r}{told}")
+        k = 0
+        for number, name, args, refused, want, size in wants:
+            if k >= len(replies):  # a value the protocol cannot carry ended the pipeline before this call
+                return Finding(-1, "", 0, number, f"{_call(name, args)} was not sent (an earlier value ended it)")
+            ok, got = replies[k]
+            k += 1
+            if refused:
+                if not ok and type(got) is type(want):
+                    pass
+                elif ok:
+                    return Finding(
+                        -1, "", 0, number, f"{_call(name, args)} returned {got!r}, the oracle raised {want!r}"
+                    )
+                else:
+                    return Finding(-1, "", 0, number, f"{_call(name, args)} raised {got!r}, the oracle {want!r}")
+            elif not ok:
+                return Finding(-1, "", 0, number, f"{_call(name, args)} raised {got!r} (the oracle answered {want!r})")
+            elif name in _ANSWERS and got != want and not (eq(got, want) if eq else same_output(monoid, got, want)):
+                return Finding(-1, "", 0, number, f"{_call(name, args)} answered {got!r}, the oracle {want!r}")
+            if size is not None:
+                if k >= len(replies):
+                    return Finding(-1, "", 0, number, f"after {_call(name, args)}: len() was not answered")
+                ok, got = replies[k]
+                k += 1
+                if not ok:
+                    return Finding(-1, "", 0, number, f"after {_call(name, args)}: len() raised {got!r}")
+                if got != size:
+                    return Finding(-1, "", 0, number, f"after {_call(name, args)}: len() is {got}, the oracle's {size}")
+    if step >= 0 and (problem := _size(subject, oracle)):
+        return Finding(-1, "", 0, step, f"at the end: {problem}")
     return None
 
 
@@ -226,6 +309,17 @@ def run_scale_task(task: ScaleTask, attempt: int = 0) -> ScaleResult:
             oracle = oracle_for(built, monoid, contract)
             found = lockstep(subject, oracle, calls_of(plan, built.protocol_kind, values, offered, contract), monoid)
             traces += 1
+            if found is not None and callable(getattr(subject, "pipeline", None)):
+                # a pipeline that died or got garbage knows the chunk, not the call: the trace again, one call
+                # at a time on a fresh instance, names it (and words it) exactly
+                exact = lockstep(
+                    built.new(monoid),
+                    oracle_for(built, monoid, contract),
+                    calls_of(plan, built.protocol_kind, values, offered, contract),
+                    monoid,
+                    pipelined=False,
+                )
+                found = exact or found
             if found is not None:
                 ops += sum(
                     weight(c)
