@@ -38,7 +38,14 @@ TESTS = ROOT / "tests"
 TARGETS: dict[str, list[str]] = {
     "SwappedShrink": ["--impl", "planted_bugs:SwappedShrink", "--monoid", "string_concat"],
     "MergeSeparatorLast": ["--impl", "planted_bugs:MergeSeparatorLast", "--kind", "ooo", "--monoid", "string_concat"],
-    "ForgetsFailedCombine": ["--impl", "planted_bugs:ForgetsFailedCombine", "--kind", "ooo", "--monoid", "string_concat"],
+    "ForgetsFailedCombine": [
+        "--impl",
+        "planted_bugs:ForgetsFailedCombine",
+        "--kind",
+        "ooo",
+        "--monoid",
+        "string_concat",
+    ],
     **{
         name: ["--impl", f"planted_ooo_bugs:{name}", "--kind", "ooo", "--monoid", "string_concat"]
         for name in ("InternalKeyBulkNewFirst", "DeepKeyBulkNewFirst", "BulkRepeatDropsLast", "BulkSizeStale")
