@@ -63,6 +63,9 @@ class KindMachine(RuleBasedStateMachine):
     misuse_rules: ClassVar[bool] = True
     #: the ``combine_raises`` rules run (a transient ⊗ fault must leave the structure as it was)
     inject_faults: ClassVar[bool] = True
+    #: faults also for a monoid with a typed fast path: a user's own class calls ``combine`` whatever the monoid
+    #: (swagkit's compiled structures run a typed ⊗ in C, which cannot raise: their runs leave it off)
+    faults_on_typed: ClassVar[bool] = False
     #: records each example's calls while a run may need a replay file (:func:`swagkit.verify.recording.recorded`)
     replay_recorder: ClassVar[Any] = None
     #: the kind's traced operations (:meth:`~.kind.Kind.traced`; empty: the kind's runs are not traced)
@@ -101,7 +104,7 @@ class KindMachine(RuleBasedStateMachine):
         the plain monoid, so only the structure ever sees the fault."""
         factory = type(self).monoid_factory or LIBRARY[self.monoid_id].factory
         plain = factory()
-        if plain.fast_path is not None or not self.inject_faults:
+        if (plain.fast_path is not None and not self.faults_on_typed) or not self.inject_faults:
             return plain, plain
         faulty, self.faults = with_faults(plain)
         return plain, faulty
