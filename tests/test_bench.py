@@ -329,28 +329,36 @@ def test_violin_sample_keeps_the_extremes_and_the_quantiles() -> None:
 # tests/conftest.py: the benchmark harness and its reports do not depend on the compiled switch;
 # it runs in one pass only, the pure-Python one (it balances the two)
 pytestmark = pytest.mark.once
-ONCE_PASS = "compiled"  # tests/conftest.py: timed on the compiled extension, the TINY runs take seconds
+ONCE_PASS = "pure"  # tests/conftest.py: the pure pass has room (the TINY runs take seconds either way)
 
 
-def test_merge_replaces_only_the_experiments_run(tmp_path: Path) -> None:
-    """``swagkit bench --only 004 --merge``: 004's section and summary entry are this run's; 003's stay the earlier
-    run's, in their place; the header keeps the earlier run's lines and adds this run's."""
+def test_merge_replaces_only_the_experiments_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``swagkit bench --only 004 --merge``: 004's section and summary entry are this run's; another experiment's
+    (here a made-up ``zzz`` beside it) stay the earlier run's, in their place; the header keeps the earlier run's
+    lines and adds this run's."""
     import json
 
     from swagkit.verify.bench import readme
 
+    monkeypatch.setattr(figures, "_pyplot", lambda: None)  # no figures: the merge is about the text
     out, err = io.StringIO(), io.StringIO()
-    assert run_experiments(["003", "004"], str(tmp_path), "TINY", out, err) == 0
-    before = json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))
-    report_before = (tmp_path / "report.md").read_text(encoding="utf-8")
-    section_003 = report_before[report_before.index("\n## 003:") : report_before.index("\n## 004:")]
+    assert run_experiments(["004"], str(tmp_path), "TINY", out, err) == 0
+    summary, report = tmp_path / "summary.json", tmp_path / "report.md"
+    before = json.loads(summary.read_text(encoding="utf-8"))
+    other = {**before["experiments"][0], "id": "zzz", "title": "an experiment not re-run"}
+    before["experiments"].insert(0, other)
+    summary.write_text(json.dumps(before), encoding="utf-8")
+    section = "\n## zzz: an experiment not re-run\n\n| claim | measured | |\n|---|---|---|\n| kept | 1 | OK |\n"
+    text = report.read_text(encoding="utf-8")
+    cut = text.index("\n## 004:")
+    report.write_text(text[:cut] + section + text[cut:], encoding="utf-8")
     assert main(["bench", "--only", "004", "--quick", "--out", os.fspath(tmp_path / "none"), "--merge"]) == 2
     assert run_experiments(["004"], str(tmp_path), "TINY", out, err, merge=True) == 0
-    after = json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))
-    assert [e["id"] for e in after["experiments"]] == ["003", "004"]
-    assert after["experiments"][0] == before["experiments"][0]
+    after = json.loads(summary.read_text(encoding="utf-8"))
+    assert [e["id"] for e in after["experiments"]] == ["zzz", "004"] and after["experiments"][0] == other
     assert after["header"][: len(before["header"])] == before["header"]
     assert after["header"][-1].startswith("re-run ") and "experiments: 004" in after["header"][-1]
-    report = (tmp_path / "report.md").read_text(encoding="utf-8")
-    assert section_003 in report and report.count("\n## 004:") == 1 and after["header"][-1] in report
-    assert "#### 003:" in readme.render(str(tmp_path)) and "re-run " in readme.render(str(tmp_path))
+    merged = report.read_text(encoding="utf-8")
+    assert section in merged and merged.count("\n## 004:") == 1 and after["header"][-1] in merged
+    assert merged.index(section) < merged.index("\n## 004:")
+    assert "#### zzz:" in readme.render(str(tmp_path)) and "re-run " in readme.render(str(tmp_path))
