@@ -8,7 +8,7 @@
 # a growable ring buffer of C slots (power-of-two size; O(1) amortized growth, indexing O(1)); Inv in multi-query
 # mode uses a fixed ring of W slots as Algorithm 1.
 #
-# ``_window_sum`` is the compiled kernel of ``swagkit.optimized.window_sum`` (include/window_sum.h, one C loop: the
+# ``_window_sum`` is the compiled kernel of ``swagkit.optimized.window_sum`` (include/window_sum.h, C loops: the
 # plain-mode Inv running sum for sum_i64, and for sum_f64 block prefix and suffix folds that keep every answer a
 # summation tree over its own frame; see optimized/_window_sum.py), and the sum_i64 ``window_array`` path of
 # SlickDequeInv runs it too (exact: any order of wrapping additions agrees).
@@ -1729,7 +1729,7 @@ cdef object _new_sum_output(int kind, Py_ssize_t n):
 
 
 cdef object _sum_run_f64_buffer(object values, Py_ssize_t w):
-    """``_sum_run`` for a buffer of C doubles, read once: the kernel tests for NaN in the same pass (a NaN then
+    """``_sum_run`` for a buffer of C doubles, read in place: the kernel notices a NaN from its blocks' folds (a NaN then
     raises here, like ``insert``, and the answers are dropped). None when ``values`` is no such buffer."""
     cdef const double[::1] dv
     cdef Py_ssize_t n

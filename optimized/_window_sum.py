@@ -1,6 +1,6 @@
 """``window_sum``: sliding-window sums of a whole array, each float answer within its own frame's any-order bound.
 
-One C loop (``include/window_sum.h``) -- as fast as bottleneck's ``move_sum`` -- or, without the compiled
+The C kernel (``include/window_sum.h``) -- as fast as bottleneck's ``move_sum`` -- or, without the compiled
 extension (or with ``SWAGKIT_PUREPYTHON``), this module's Python twin, which performs the same IEEE additions on
 the same operands, so both give bit-identical answers.
 

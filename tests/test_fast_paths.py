@@ -89,6 +89,17 @@ def test_window_array_sum_i64_fast_path_equals_the_reference(cls_name: str, w: i
 # ---------------------------------------------------------------------------------------------------- sum_f64
 
 
+def test_window_sum_f64_is_bit_identical_to_its_twin_at_every_small_length() -> None:
+    """Every length and window around the kernel's cases: n ≤ w (one prefix), one stream of blocks, two halves
+    side by side (from 6 full blocks), with and without a partial last block."""
+    rng = random.Random(5)
+    for w in range(2, 10):
+        for n in range(1, 8 * w + 3):
+            xs = [rng.uniform(-1e6, 1e6) * rng.choice([1.0, 1e-9, 1e9]) for _ in range(n)]
+            got = opt.window_sum(sum_f64(), xs, w).tobytes()
+            assert got == window_sum_python(sum_f64(), xs, w).tobytes(), (n, w)
+
+
 @pytest.mark.parametrize("w", WINDOWS)
 def test_window_sum_f64_is_bit_identical_to_its_python_twin(w: int) -> None:
     rng = random.Random(w)
@@ -181,12 +192,14 @@ def test_window_sum_validates_like_insert(monoid: Any) -> None:
             window_sum_python(monoid(), values, 2)
 
 
-@pytest.mark.parametrize("w", [1, 3, 300])
+@pytest.mark.parametrize("w", [1, 3, 100, 300])
 def test_a_nan_anywhere_in_a_float_buffer_is_refused(w: int) -> None:
-    """The compiled float paths find NaN in the same pass as the sums (``window_sum``) or by blocks of 256
-    (``window_array``): at a block's first, middle and last item, in the first block and at the end."""
+    """The compiled float paths find NaN from the blocks' folds (``window_sum``) or by blocks of 256
+    (``window_array``): at a block's first, middle and last item, in the first block, where the kernel's second
+    half starts, in the partial last block and at the end."""
     n = 3 * w + 600
-    for pos in sorted({0, w - 1, w, min(w + 1, n - 1), 2 * w - 1, 255, 256, 257, n - 1}):
+    half = n // w // 2 * w
+    for pos in sorted({0, w - 1, w, min(w + 1, n - 1), 2 * w - 1, 255, 256, 257, half - 1, half, n - 2, n - 1}):
         xs = [float(i % 7) for i in range(n)]
         xs[pos] = float("nan")
         for values in (np.array(xs), array.array("d", xs)):
