@@ -147,7 +147,9 @@ def _cli(*args: str) -> tuple[int, str]:
 
 
 def test_a_correct_class_passes_the_defaults_and_missing_optional_operations_are_listed(tmp_path: Path) -> None:
-    status, out = _cli("verify", "--impl", "test_impl:ListAgg", "--kind", "fifo", "--replay-dir", str(tmp_path))
+    status, out = _cli(
+        "verify", "--impl", "test_impl:ListAgg", "--kind", "fifo", "--replay-dir", str(tmp_path), "--budget", "4"
+    )
     assert status == 0, out
     for monoid in ("string_concat", "argmax", "affine", "sum_f64"):  # the default set
         assert f"  {monoid}" in out and "PASS" in out

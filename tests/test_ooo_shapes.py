@@ -69,14 +69,14 @@ def test_each_shape_bug_is_caught_fast_at_the_defaults(name: str, capsys: pytest
 @pytest.mark.once
 @pytest.mark.parametrize("budget", [None, "fiba"])
 def test_the_correct_fiba_passes_the_defaults(budget: str | None) -> None:
-    report = run_monoids(FiBA, "ooo", examples=EXAMPLES, steps=STEPS, seed=SEED, replay_dir=None, budget=budget)
+    report = run_monoids(FiBA, "ooo", examples=EXAMPLES, steps=STEPS, seed=SEED, replay_dir=None, combine_budget=budget)
     assert report.passed, [r.headline for r in report.results]
 
 
 @pytest.mark.once
 @pytest.mark.parametrize("name", list(PLANTED_OOO_BUDGET))
 def test_a_spine_recomputing_fiba_is_caught_by_the_inorder_guard(name: str, capsys: pytest.CaptureFixture[str]) -> None:
-    result, seconds = _first_failure(PLANTED_OOO_BUDGET[name], budget="fiba")
+    result, seconds = _first_failure(PLANTED_OOO_BUDGET[name], combine_budget="fiba")
     failure = result.findings[0].failure
     assert result.status == "FAIL" and "in-order inserts" in failure, failure
     assert seconds < 30  # about a second on an idle machine

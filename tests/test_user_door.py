@@ -191,7 +191,7 @@ CLASSES = {
     "SizeOff": ("correctness", [], f"{HERE}:TwoStacks"),
     "Crashes": ("correctness", [], f"{HERE}:TwoStacks"),
     "Hangs": ("correctness", ["--timeout", "1"], f"{HERE}:TwoStacks"),
-    "OverBudget": ("budget", ["--budget", "two_stacks"], "swagkit.reference:TwoStacks"),
+    "OverBudget": ("budget", ["--combine-budget", "two_stacks"], "swagkit.reference:TwoStacks"),
     "BadSnapshot": ("correctness", ["--checker", "two_stacks"], "swagkit.reference:TwoStacks"),
 }
 
@@ -202,6 +202,7 @@ def test_each_failure_class_replays_until_fixed(name: str, tmp_path: Path, capsy
     monoid = "string_concat"
     start = time.perf_counter()
     argv = ["verify", "--impl", f"{HERE}:{name}", "--monoid", monoid, "--replay-dir", str(tmp_path), *flags]
+    argv += ["--budget", "5"]  # a contract family's finding lets the search go on for the budget
     code, out, err = _run(argv, capsys)
     seconds = time.perf_counter() - start
     assert code == 1, out + err
@@ -254,7 +255,7 @@ def test_a_fault_found_under_injection_is_in_the_replay_file(
 ) -> None:
     """The issue's worst trap: the fault-injection failure's replay left the fault out and passed."""
     argv = ["verify", "--impl", f"{HERE}:NotExceptionSafe", "--monoid", "string_concat", "--replay-dir", str(tmp_path)]
-    assert _run(argv, capsys)[0] == 1
+    assert _run([*argv, "--budget", "5"], capsys)[0] == 1
     rows = [json.loads(line) for path in _replays(tmp_path) for line in path.read_text().splitlines()[2:]]
     faulted = [row for row in rows if "fault" in row]
     assert faulted and all(row["family"] == "faults" and row["fault"] >= 1 for row in faulted)
@@ -275,7 +276,8 @@ def test_an_own_empty_exception_does_not_hide_the_ordering_bug(
     code, out, _ = _run([*argv, "--empty-error", f"{HERE}:Empty"], capsys)
     assert code == 1 and "-- misuse rule" not in out and "-- wrong answer" in out
     assert f"--empty-error {HERE}:Empty" in out  # the reproduce line carries it
-    code, out, _ = _run(["verify", "--impl", f"{HERE}:OwnEmpty", "--empty-error", f"{HERE}:Empty"], capsys)
+    argv = ["verify", "--impl", f"{HERE}:OwnEmpty", "--empty-error", f"{HERE}:Empty", "--budget", "4"]
+    code, out, _ = _run(argv, capsys)
     assert code == 0, out
 
 

@@ -15,12 +15,15 @@ against the executable model, on the object itself:
   ``timeout`` seconds is a hang naming the step;
 * the rule families: *correctness* (the model's answers), *misuse* (operations the model refuses: an evict on an
   empty window must raise :class:`~swagkit.spec.errors.EmptyWindowError`; ``misuse=False`` skips them), *faults*
-  (a ⊗ call raising once must leave the aggregator as before; ``faults=False`` skips them) and, with ``budget=``,
-  the theorems' ⊗ counts. A finding of a contract family is reported on its own and the search goes on for
-  correctness (:func:`swagkit.verify.runner.search`);
+  (a ⊗ call raising once must leave the aggregator as before; ``faults=False`` skips them) and, with
+  ``combine_budget=``, the theorems' ⊗ counts. A finding of a contract family is reported on its own and the
+  search goes on for correctness (:func:`swagkit.verify.runner.search`);
 * ``snapshot()``/``combine_count`` are optional: ``checker=`` (``--checker ALGO``) runs that algorithm's paper
-  invariants on ``snapshot()`` (which must have its state shape), ``budget=`` (``--budget ALGO``) meters ``⊗``
-  through ``combine_count`` against the theorem's bounds;
+  invariants on ``snapshot()`` (which must have its state shape), ``combine_budget=`` (``--combine-budget
+  ALGO``) meters ``⊗`` through ``combine_count`` against the theorem's bounds;
+* ``budget=`` (``--budget SECONDS``) spends seconds instead of a count of examples: rounds of further seeds with
+  more examples each (:func:`swagkit.verify.runner.search_rounds`), over ``jobs`` forked workers
+  (:mod:`swagkit.verify.rounds`);
 * the shrunk counterexample is one trace (:mod:`swagkit.verify.trace`), written as a replay file
   (:mod:`swagkit.verify.replayfile`) that is checked to reproduce the failure;
 * ``contract=`` (``--contract``; :class:`~swagkit.verify.kinds.fifo.Contract`) declares what a FIFO window promises
@@ -50,7 +53,7 @@ from swagkit.spec.monoid import Monoid
 from .guard import Deadline, Guarded, ImplementationError
 from .kinds.base import NotImplementedOperations, Subject
 from .kinds.fifo.machine import make_fifo_machine
-from .kinds.machines import KindMachine
+from .kinds.machines import KindMachine, MachineStats
 from .kinds.out_of_order.machine import make_ooo_machine
 from .laws import LawFailure, check_laws_of
 from .options import (
@@ -65,6 +68,7 @@ from .options import (
     resolve_monoid,
 )
 from .replay import Target
+from .rounds import search_rounds_parallel
 from .runner import Finding, Outcome, search
 
 __all__ = [
@@ -125,7 +129,7 @@ def machine_for(
     """The Hypothesis state machine class verifying ``factory(monoid)`` as a ``kind`` aggregator: run it with
     ``machine_for(...).TestCase`` (unittest/pytest) or :func:`hypothesis.stateful.run_state_machine_as_test`,
     or subclass it to add rules. ``options`` (else the keyword values ``given``: ``values``, ``times``,
-    ``checker``, ``budget``, ``tolerance``, ``misuse``, ``faults``, ``max_window``, ``contract``, ``timeout``,
+    ``checker``, ``combine_budget``, ``tolerance``, ``misuse``, ``faults``, ``max_window``, ``contract``, ``timeout``,
     ``empty_error``, ``replay_dir``; see :class:`~swagkit.verify.options.Options`) say how; ``who``: what the
     replay header names the implementation by (``{"impl": "MODULE:FACTORY"}``)."""
     opts = options if options is not None else Options.of(kind=kind, **given)
@@ -133,7 +137,7 @@ def machine_for(
     choice = resolve_monoid(monoid, opts.values, opts.tolerance)
     guard = _guard(opts, Deadline(opts.timeout))
     name = _name(factory, who)
-    facts = UserFacts(name, opts.checker, opts.budget)
+    facts = UserFacts(name, opts.checker, opts.combine_budget)
     subject = Subject(name, _built_by(factory, guard), facts=facts, implementation="impl")
     machine: type[KindMachine]
     if k.name == "out_of_order":
@@ -194,7 +198,8 @@ def verify_aggregator(
     """Verify ``factory(monoid)`` as a ``kind`` aggregator (``"fifo"``, ``"handles"``, ``"ooo"``) over each
     monoid (default :data:`~swagkit.verify.options.DEFAULT_MONOIDS`); ``given`` are
     :class:`~swagkit.verify.options.Options` fields (``examples`` 12, ``steps`` 40, ``seed`` 0, ``replay_dir``,
-    ``values``, ``times``, ``checker``, ``budget``, ``tolerance``, ``misuse``, ``faults``, ``max_window``,
+    ``values``, ``times``, ``checker``, ``combine_budget``, ``budget`` (seconds: rounds of seeds until spent,
+    :mod:`swagkit.verify.rounds`), ``jobs``, ``tolerance``, ``misuse``, ``faults``, ``max_window``,
     ``contract``, ``timeout``, ``empty_error``). Returns the :class:`Report`; raises :class:`VerificationFailed`
     (an ``AssertionError``) with each finding's trace, failure and replay file when a monoid fails,
     :class:`~swagkit.verify.kinds.base.NotImplementedOperations` when a required operation is missing and
@@ -252,24 +257,38 @@ def run_all(
     *,
     on_result: Callable[[Outcome], None] | None = None,
     protocol: Callable[[], str] | None = None,
+    after_fork: Callable[[], None] | None = None,
 ) -> list[Outcome]:
     """Every monoid's :class:`~swagkit.verify.runner.Outcome` (``on_result`` is called with each); a user's own
-    monoid whose laws fail is a ``laws`` finding and no aggregator runs over it."""
+    monoid whose laws fail is a ``laws`` finding and no aggregator runs over it. With ``options.budget`` the
+    seconds are shared by the monoids, each searched in rounds over ``options.jobs`` forked workers
+    (``after_fork()`` runs first in each: an ``--exec`` program's own process)."""
     results = []
+    share = options.budget / len(choices) if options.budget is not None and choices else None
     for choice in choices:
         broken = check_own_monoid(choice, options.seed)
         if broken:
             result = Outcome(choice.id, "FAIL", 0.0, findings=[Finding("laws", f"the monoid {choice.id}: {broken}")])
         else:
             machine = machine_for(factory, options.kind, choice, options=options, who=who)
-            result = search(
-                machine,
-                choice.id,
-                examples=options.examples,
-                steps=options.steps,
-                seed=options.seed,
-                protocol=protocol,
-            )
+
+            def run_round(
+                seed: int | None, examples: int, machine: type[KindMachine] = machine, name: str = choice.id
+            ) -> Outcome:
+                machine.stats = MachineStats()  # this round's counts only
+                return search(machine, name, examples=examples, steps=options.steps, seed=seed, protocol=protocol)
+
+            if share is None:
+                result = run_round(options.seed, options.examples)
+            else:
+                result = search_rounds_parallel(
+                    run_round,
+                    seconds=share,
+                    examples=options.examples,
+                    seed=options.seed or 0,
+                    jobs=options.jobs,
+                    after_fork=after_fork,
+                )
         results.append(result)
         if on_result is not None:
             on_result(result)

@@ -285,7 +285,9 @@ class Options:
     max_window: int = DEFAULT_MAX_WINDOW
     tolerance: float | None = None
     checker: str | None = None
-    budget: str | None = None
+    combine_budget: str | None = None
+    budget: float | None = None
+    jobs: int = 1
     misuse: bool = True
     faults: bool = True
     contract: Contract = UNRESTRICTED
@@ -308,6 +310,15 @@ class Options:
         if self.tolerance is not None and (not math.isfinite(self.tolerance) or self.tolerance < 0):
             raise UsageError(f"--tolerance must be a finite number ≥ 0, got {self.tolerance!r}")
         _positive("--timeout", self.timeout, 3600)
+        if self.budget is not None:
+            if isinstance(self.budget, str):
+                raise UsageError(
+                    f"budget={self.budget!r}: the budget is seconds now; the ⊗ bounds of an algorithm are "
+                    f"combine_budget={self.budget!r} (--combine-budget {self.budget})"
+                )
+            _positive("--budget", self.budget, 7 * 24 * 3600)
+        if isinstance(self.jobs, bool) or not isinstance(self.jobs, int) or self.jobs < 1:
+            raise UsageError(f"--jobs must be a positive integer, got {self.jobs!r}")
         if self.contract.restricted and resolve_kind(self.kind)[0].name != "fifo":
             raise UsageError(f"--contract restricts fifo and handles windows, not --kind {self.kind}")
 
@@ -322,9 +333,12 @@ class Options:
     def header(self) -> dict[str, Any]:
         """The options a replay of this run needs (a replay header's fields)."""
         head: dict[str, Any] = {}
-        for key in ("checker", "budget", "tolerance", "values"):
-            if getattr(self, key) is not None:
-                head[key] = getattr(self, key)
+        # the ⊗ budget keeps its replay-file name, "budget" (files written before the flag was renamed)
+        for key, attr in (("checker", "checker"), ("budget", "combine_budget"), ("tolerance", "tolerance")):
+            if getattr(self, attr) is not None:
+                head[key] = getattr(self, attr)
+        if self.values is not None:
+            head["values"] = self.values
         if self.contract.restricted:
             head["contract"] = self.contract.as_dict()
         if self.empty_error_name:

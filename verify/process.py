@@ -312,6 +312,15 @@ class ProcessDriver:
         self._proc = None
         self._stderr = None
 
+    def disown(self) -> None:
+        """Forget the process without touching it (a forked child's copy of its parent's driver: collecting it
+        must not kill the parent's program)."""
+        if self._finalizer is not None:
+            self._finalizer.detach()
+            self._finalizer = None
+        self._proc = None
+        self._stderr = None
+
     def stderr_tail(self, size: int = 2000) -> str:
         if self._stderr is None:
             return self._last_stderr
@@ -831,6 +840,14 @@ class ProcessFactory:
 
     def close(self) -> None:
         self.driver.close()
+
+    def restart(self) -> None:
+        """A program of this process's own (after a fork: the parent's pipes are its parent's; this process starts
+        its own instance of the program and leaves the parent's alone)."""
+        self.driver.disown()
+        self.driver = ProcessDriver(self.driver.command, timeout=self.driver.timeout, cwd=self.driver.cwd)
+        self.capabilities = self.driver.start()
+        self.last = None
 
 
 def process_factory(command: str, kind: str, *, timeout: float = 10.0, cwd: str | None = None) -> ProcessFactory:

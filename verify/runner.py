@@ -30,7 +30,7 @@ from hypothesis.reporting import with_reporter
 from swagkit.spec.errors import BudgetExceeded
 
 from .errors import describe_exception, first_line, is_failure
-from .kinds.machines import DEFAULT_MAX_WINDOW, KindMachine
+from .kinds.machines import DEFAULT_MAX_WINDOW, KindMachine, MachineStats
 from .laws import check_monoid
 from .machine import run_machine_class
 from .registry import Combo, examples_for, make_machine
@@ -42,6 +42,8 @@ __all__ = [
     "Outcome",
     "task_seed",
     "search",
+    "search_rounds",
+    "stops_search",
     "run_task",
     "reproduce_command",
 ]
@@ -58,6 +60,8 @@ class Task:
     steps: int = 50
     seed: int = 0
     max_window: int = DEFAULT_MAX_WINDOW
+    #: seconds the machine run may spend in rounds of further seeds after its first (``--budget``; ``None``: one)
+    seconds: float | None = None
 
     @property
     def name(self) -> str:
@@ -193,13 +197,95 @@ def search(
     return Outcome(name, status, time.perf_counter() - start, stats.examples, stats.steps, findings)
 
 
+#: families whose finding switches that family off and lets the search go on (the others end it)
+CONTINUING_FAMILIES = frozenset({"misuse", "faults"})
+
+#: the most examples one round of :func:`search_rounds` runs (a long budget runs more rounds, not endless ones)
+MAX_ROUND_EXAMPLES = 100_000
+
+
+def stops_search(outcome: Outcome) -> bool:
+    """Whether ``outcome`` ends a search in rounds: an ERROR, or a finding of a family that stops it."""
+    return outcome.status == "ERROR" or any(f.family not in CONTINUING_FAMILIES for f in outcome.findings)
+
+
+def search_rounds(
+    run_round: Callable[[int, int], Outcome],
+    *,
+    seconds: float,
+    examples: int,
+    seed: int,
+    stride: int = 1,
+    stop: Callable[[], bool] = lambda: False,
+    clock: Callable[[], float] = time.perf_counter,
+) -> Outcome:
+    """A search that spends ``seconds``, in rounds (``--budget SECONDS``, issue 25 §1).
+
+    Round 0 is the run the flags describe (``examples`` examples, ``seed``); round ``r`` runs with seed ``seed +
+    r·stride`` -- for ``stride`` 1 exactly the run ``--seed S+r --examples N_r`` makes, so a finding's round is
+    reproduced by a command line -- and twice the examples of the round before, cut to what the seconds left
+    allow at the speed of the last round. The rounds end at the first finding of a family that stops a search
+    (correctness, a crash or hang, a ⊗ budget; misuse and ⊗-fault findings are reported and the search goes on,
+    as in :func:`search`), when the budget is spent, or when the next round would not fit. Shrinking a failure
+    is not charged to the budget: the search is bounded, the shrink has its own bounds.
+
+    >>> clock = iter(range(100)).__next__  # a fake clock: one second per reading
+    >>> ran = []
+    >>> def run_round(seed, examples):
+    ...     ran.append((seed, examples))
+    ...     return Outcome("m", "PASS", 1.0, examples, examples * 10)
+    >>> total = search_rounds(run_round, seconds=8, examples=2, seed=5, clock=clock)
+    >>> ran, total.examples, total.details["rounds"]
+    ([(5, 2), (6, 4), (7, 8)], 14, 3)
+
+    Rounds of ``run_round(seed, examples)`` (one :class:`~swagkit.verify.runner.Outcome` each, counting that
+    round's examples and steps) until ``seconds`` are spent; seeds ``seed``, ``seed + stride``, …; ``stop()`` is
+    asked before each further round (another worker found a failure). One outcome for all: examples and steps
+    summed, the findings of every round, ``details`` ``rounds`` and ``seed``/``examples`` of the last round."""
+    start = clock()
+    name, status, error = "", "PASS", ""
+    total_examples = total_steps = rounds = 0
+    findings: list[Finding] = []
+    n, s, spent = examples, seed, 0.0
+    while True:
+        before = clock()
+        outcome = run_round(s, n)
+        took = clock() - before
+        rounds += 1
+        name = outcome.name
+        total_examples += outcome.examples
+        total_steps += outcome.steps
+        findings += outcome.findings
+        if outcome.status == "ERROR":
+            status, error = "ERROR", outcome.error
+        if stops_search(outcome):
+            break
+        spent = clock() - start
+        per_example = took / max(outcome.examples, n, 1)
+        left = seconds - spent
+        nxt = min(2 * n, MAX_ROUND_EXAMPLES)
+        if left < nxt * per_example:
+            nxt = int(left / per_example)
+        if nxt < 1 or left <= 0 or stop():
+            break
+        n, s = nxt, s + stride
+    if status != "ERROR" and findings:
+        status = "FAIL"
+    result = Outcome(name, status, clock() - start, total_examples, total_steps, findings, error=error)
+    result.details = {"rounds": rounds, "seed": s, "examples": n}
+    return result
+
+
 def task_seed(seed: int, name: str) -> int:
     """The Hypothesis seed of one task: stable across runs and machines, distinct across tasks."""
     return (seed * 1_000_003 + zlib.crc32(name.encode())) % 2**32
 
 
-def reproduce_command(task: Task) -> str:
-    """A ``swagkit verify`` command line that reruns exactly ``task``."""
+def reproduce_command(task: Task, seed: int | None = None, examples: int | None = None) -> str:
+    """A ``swagkit verify`` command line that reruns exactly ``task`` (or the round of it with base ``seed`` and
+    ``examples``)."""
+    seed = task.seed if seed is None else seed
+    examples = task.examples if examples is None else examples
     args = ["swagkit", "verify"]
     if task.combo is not None:
         args += ["--algorithm", task.combo.algorithm, "--monoid", task.monoid]
@@ -207,7 +293,7 @@ def reproduce_command(task: Task) -> str:
         args += ["--steps", str(task.steps), "--max-window", str(task.max_window)]
     else:
         args += ["--monoid", task.monoid, "--laws-only"]
-    args += ["--examples", str(task.examples), "--seed", str(task.seed)]
+    args += ["--examples", str(examples), "--seed", str(seed)]
     return " ".join(shlex.quote(a) for a in args)
 
 
@@ -221,10 +307,30 @@ def run_task(task: Task) -> Outcome:
             machine = make_machine(c.algorithm, c.monoid, c.implementation, max_window=task.max_window)
         except Exception as exc:  # the registry or the monoid cannot make this machine: swagkit's error
             return Outcome(task.name, "ERROR", time.perf_counter() - start, error=describe_exception(exc), task=task)
-        outcome = search(
-            machine, task.name, examples=examples_for(c.algorithm, task.examples), steps=task.steps, seed=seed
-        )
-        outcome.details = {"operations": machine.stats.operations, "max_window": machine.stats.max_window}
+        operations = max_window = 0
+
+        def run_round(base_seed: int, examples: int) -> Outcome:
+            """One round: the run ``--seed base_seed --examples examples`` makes (the round's own counts)."""
+            nonlocal operations, max_window
+            machine.stats = MachineStats()
+            seed = task_seed(base_seed, task.name)
+            result = search(machine, task.name, examples=examples, steps=task.steps, seed=seed)
+            operations += machine.stats.operations
+            max_window = max(max_window, machine.stats.max_window)
+            return result
+
+        first = examples_for(c.algorithm, task.examples)
+        if task.seconds is None:
+            outcome = run_round(task.seed, first)
+        else:
+            outcome = search_rounds(run_round, seconds=task.seconds, examples=first, seed=task.seed)
+        rounds = outcome.details.get("rounds", 1)
+        last_seed, last_examples = outcome.details.get("seed", task.seed), outcome.details.get("examples", first)
+        outcome.details = {"operations": operations, "max_window": max_window, "rounds": rounds}
+        outcome.task = task
+        if outcome.failed:
+            outcome.reproduce = reproduce_command(task, last_seed, last_examples)
+        return outcome
     else:
         start = time.perf_counter()
         try:

@@ -28,6 +28,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import replace
 from typing import Any, TextIO
 
 from swagkit.spec.library import LIBRARY
@@ -38,7 +39,7 @@ from ..options import MAX_WINDOW_LIMIT, UsageError
 from ..runner import Outcome, Task, run_task
 from ..strategies import strategy_for
 from .common import Progress, print_findings, table
-from .own import add_own_arguments, options_of, own_command
+from .own import DEFAULT_OWN_BUDGET, add_own_arguments, options_of, own_command
 
 __all__ = ["add_verify_arguments", "verify", "DEFAULT_EXAMPLES", "DEFAULT_STEPS"]
 
@@ -50,6 +51,17 @@ QUICK_STEPS = 25
 
 def _default_jobs() -> int:
     return max(1, min(os.cpu_count() or 1, 4))
+
+
+def _seconds(text: str) -> float:
+    """``--budget``'s value: seconds (a word is the old ``--budget ALGO``, now ``--combine-budget``)."""
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number of seconds (e.g. --budget 30); the ⊗ bounds of an algorithm are "
+            f"--combine-budget {text}"
+        ) from None
 
 
 def add_verify_arguments(v: argparse.ArgumentParser) -> None:
@@ -78,7 +90,18 @@ def add_verify_arguments(v: argparse.ArgumentParser) -> None:
         metavar="N",
         help=f"largest window size (default {DEFAULT_MAX_WINDOW}, at most {MAX_WINDOW_LIMIT})",
     )
-    v.add_argument("--jobs", "-j", type=int, default=_default_jobs(), metavar="N", help="worker processes")
+    v.add_argument(
+        "--budget",
+        type=_seconds,
+        metavar="SECONDS",
+        help="seconds to search: rounds of further seeds (--seed S+1, S+2, …) with more examples each until spent; "
+        f"--impl/--exec: the whole run's, shared by its monoids (default {DEFAULT_OWN_BUDGET:g} unless --examples "
+        "is given); registered algorithms: the combinations' share after their first round (default: none, one "
+        "round of --examples)",
+    )
+    v.add_argument(
+        "--jobs", "-j", type=int, default=_default_jobs(), metavar="N", help="worker processes (parallel seeds)"
+    )
     group = v.add_mutually_exclusive_group()
     group.add_argument("--no-laws", action="store_true", help="skip the monoid law checks")
     group.add_argument("--laws-only", action="store_true", help="only check the monoid laws")
@@ -162,6 +185,8 @@ def sizes(args: argparse.Namespace) -> tuple[int, int]:
         )
     if args.jobs < 1:
         raise UsageError(f"--jobs must be positive, got {args.jobs}")
+    if args.budget is not None and not 0 < args.budget < float("inf"):
+        raise UsageError(f"--budget must be a positive number of seconds, got {args.budget:g}")
     return examples, steps
 
 
@@ -184,6 +209,10 @@ def plan(args: argparse.Namespace, err: TextIO) -> tuple[list[Task], dict[str, i
                 skipped[reason] = skipped.get(reason, 0) + 1
                 continue
             tasks.append(Task("machine", combo.monoid, combo, examples, steps, args.seed, args.max_window))
+        if args.budget is not None:  # each combination's share of the seconds, the workers running side by side
+            machines = sum(1 for t in tasks if t.combo is not None)
+            share = args.budget * args.jobs / max(machines, 1)
+            tasks = [replace(t, seconds=share) if t.combo is not None else t for t in tasks]
         if not any(t.combo is not None for t in tasks):
             reasons = "; ".join(f"{n} × {r}" for r, n in sorted(skipped.items())) or "no combination selected"
             print(f"swagkit verify: the selection runs no combination ({reasons}); nothing was verified", file=err)
@@ -251,6 +280,7 @@ def verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     print(
         f"swagkit verify: {laws} monoid law sets + {machines} combinations"
         + (f", {examples} examples × {steps} steps" if machines else "")
+        + (f" then rounds of further seeds for --budget {args.budget:g} s" if machines and args.budget else "")
         + f", seed {args.seed}, {args.jobs} job(s)",
         file=err,
     )

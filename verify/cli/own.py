@@ -27,7 +27,10 @@ from ..process import ProcessFailure, process_factory
 from ..runner import Outcome
 from .common import WIDTH, print_findings
 
-__all__ = ["add_own_arguments", "own_command", "options_of"]
+__all__ = ["add_own_arguments", "own_command", "options_of", "DEFAULT_OWN_BUDGET"]
+
+#: seconds a run of ``--impl``/``--exec`` spends searching by default, shared by its monoids (``--budget``)
+DEFAULT_OWN_BUDGET = 30.0
 
 
 def add_own_arguments(v: argparse.ArgumentParser) -> None:
@@ -40,7 +43,7 @@ def add_own_arguments(v: argparse.ArgumentParser) -> None:
     g.add_argument("--times", default="int", choices=sorted(TIMES), help="ooo timestamps (default int)")
     g.add_argument("--tolerance", type=float, metavar="X", help="relative/absolute tolerance of answers (finite, ≥ 0)")
     g.add_argument("--checker", metavar="ALGO", help="run ALGO's paper invariants on the object's snapshot()")
-    g.add_argument("--budget", metavar="ALGO", help="check ALGO's ⊗ bounds through the object's combine_count")
+    g.add_argument("--combine-budget", metavar="ALGO", help="check ALGO's ⊗ bounds through the object's combine_count")
     g.add_argument("--values", metavar="MODULE:STRATEGY", help="input strategy of a MODULE:OBJ monoid")
     g.add_argument("--replay-dir", default=".swagkit/replays", metavar="DIR", help="where failures are written")
     g.add_argument(
@@ -73,7 +76,11 @@ def add_own_arguments(v: argparse.ArgumentParser) -> None:
 
 def options_of(args: argparse.Namespace, examples: int, steps: int, *, faults: bool | None = None) -> Options:
     """The run's :class:`~swagkit.verify.options.Options` from the command line (:class:`UsageError` for a bad
-    value); ``faults`` overrides ``--no-faults``."""
+    value); ``faults`` overrides ``--no-faults``. The search spends ``--budget`` seconds (default
+    :data:`DEFAULT_OWN_BUDGET`) unless only ``--examples`` is given: then it runs exactly that many."""
+    budget = args.budget
+    if budget is None and args.examples is None:
+        budget = DEFAULT_OWN_BUDGET
     return Options.of(
         kind=args.kind,
         times=args.times,
@@ -83,7 +90,9 @@ def options_of(args: argparse.Namespace, examples: int, steps: int, *, faults: b
         max_window=args.max_window,
         tolerance=args.tolerance,
         checker=args.checker,
-        budget=args.budget,
+        combine_budget=args.combine_budget,
+        budget=budget,
+        jobs=args.jobs,
         misuse=not args.no_misuse,
         faults=not args.no_faults if faults is None else faults,
         contract=args.contract,
@@ -119,11 +128,14 @@ def own_command(args: argparse.Namespace, examples: int, steps: int, out: TextIO
     problem = _usage_problem(args, detected)
     if problem:
         raise UsageError(problem)
-    print(
-        f"swagkit verify {label} --kind {args.kind}: {len(choices)} monoid(s), {examples} examples × {steps} steps, "
-        f"seed {args.seed}",
-        file=out,
-    )
+    if options.budget is None:
+        search = f"{examples} examples × {steps} steps, seed {args.seed}"
+    else:
+        search = (
+            f"--budget {options.budget:g} s (rounds of seeds {args.seed}, {args.seed + 1}, … from {examples} examples "
+            f"× {steps} steps, {options.jobs} job(s))"
+        )
+    print(f"swagkit verify {label} --kind {args.kind}: {len(choices)} monoid(s), {search}", file=out)
     print(_wrapped("operations offered: ", detected.offered), file=out)
     if detected.missing:
         print(_wrapped("not offered (not exercised): ", detected.missing), file=out)
@@ -131,11 +143,16 @@ def own_command(args: argparse.Namespace, examples: int, steps: int, out: TextIO
 
     def show(r: Outcome) -> None:
         counts = f"{r.examples} examples, {r.steps} steps" if r.status == "PASS" else r.headline
+        if "rounds" in r.details and r.status == "PASS":
+            counts += f", {r.details['rounds']} rounds"
+        elif "rounds" in r.details:  # the round that failed, as a command line runs it
+            counts = f"[--seed {r.details['seed']} --examples {r.details['examples']}] {counts}"
         line = f"  {r.name:<16} {r.status:<5} {r.seconds:7.2f}s  {counts}"
         print(line if len(line) <= WIDTH else line[: WIDTH - 1] + "…", file=out, flush=True)
 
     protocol = getattr(factory, "protocol_tail", None)
-    results = run_all(factory, choices, options, who, on_result=show, protocol=protocol)
+    restart = factory.restart if args.exec_cmd is not None else None  # a forked worker starts its own program
+    results = run_all(factory, choices, options, who, on_result=show, protocol=protocol, after_fork=restart)
     how = f"--exec {shlex.quote(args.exec_cmd)}" if args.exec_cmd else f"--impl {args.impl}"
     if args.empty_error:
         how += f" --empty-error {args.empty_error}"
@@ -167,7 +184,7 @@ def _wrapped(head: str, names: tuple[str, ...]) -> str:
 def _families(args: argparse.Namespace, options: Options) -> str:
     """Which checks and rule families run, and the flags that change them."""
     checks = ["model"] + [
-        f"{what} ({algo})" for what, algo in (("invariants", args.checker), ("budget", args.budget)) if algo
+        f"{what} ({algo})" for what, algo in (("invariants", args.checker), ("budget", args.combine_budget)) if algo
     ]
     misuse = "on (--no-misuse skips)" if options.misuse else "off"
     faults = "on (--no-faults skips)" if options.faults else "off" if args.exec_cmd is None else "n/a (the program's)"
@@ -185,8 +202,8 @@ def _usage_problem(args: argparse.Namespace, detected: Detected) -> str:
         return f"unknown checker {args.checker!r} (known: {', '.join(sorted(CHECKERS))})"
     if args.checker and "snapshot" not in detected.offered:
         return f"--checker {args.checker} reads the object's snapshot(), which it does not offer"
-    if args.budget and "combine_count" not in detected.offered:
-        return f"--budget {args.budget} meters the object's combine_count, which it does not offer"
-    if args.budget and args.kind == "fifo" and args.budget not in BUDGETS:
-        return f"unknown budget {args.budget!r} (known: {', '.join(sorted(BUDGETS))})"
+    if args.combine_budget and "combine_count" not in detected.offered:
+        return f"--combine-budget {args.combine_budget} meters the object's combine_count, which it does not offer"
+    if args.combine_budget and args.kind == "fifo" and args.combine_budget not in BUDGETS:
+        return f"unknown ⊗ budget {args.combine_budget!r} (known: {', '.join(sorted(BUDGETS))})"
     return ""
