@@ -819,8 +819,7 @@ class FiBA(Guarded):
                 sibling, sep = parent.children[j - 1], j - 1
             else:
                 sibling, sep = parent.children[j + 1], j
-            hit_left |= sibling.left_spine or node.left_spine
-            hit_right |= sibling.right_spine or node.right_spine
+            hit_left, hit_right = self._spine_hits(node, sibling, hit_left, hit_right)
             climbed += 1
             if sibling.arity <= mu:
                 self._merge(parent, sep)
@@ -837,6 +836,12 @@ class FiBA(Guarded):
         if count_levels:
             return node, hit_left, hit_right, climbed
         return node, hit_left, hit_right
+
+    @staticmethod
+    def _spine_hits(node: Node, sibling: Node, hit_left: bool, hit_right: bool) -> tuple[bool, bool]:
+        """The spines a rebalance step of ``node`` with ``sibling`` touches: both nodes' flags (the artifact ORed
+        only the sibling's right flag in until its issue-#77 fix added ``hitLeft |= sibling.leftSpine``)."""
+        return hit_left or sibling.left_spine or node.left_spine, hit_right or sibling.right_spine or node.right_spine
 
     def _merge(self, parent: Node, i: int) -> None:
         """``merge(parent, i, i+1)``: child i absorbs separator i and all of child i+1, which is freed; the

@@ -148,17 +148,20 @@ class TimedWindow(Generic[In, Agg, Out]):
 
     def bulk_insert(self, pairs: Iterable[tuple[Any, In]]) -> None:
         """``for t, v in pairs: insert(t, v)`` after checking the whole bulk: times non-decreasing
-        (:class:`UnorderedBulkError`) and every value liftable -- a bad bulk changes nothing."""
+        (:class:`UnorderedBulkError`) and every value liftable -- a bad bulk changes nothing, nor does a ⊗ that
+        raises (the bulk is applied to copies, committed at the end)."""
         items = [(t, v) for t, v in pairs]
         check_bulk_order([t for t, _ in items])
         lifted = [(t, self.monoid.lift(v)) for t, v in items]
+        times, values = list(self._times), list(self._values)
         for t, v in lifted:
-            k = bisect_left(self._times, t)
-            if k < len(self._times) and self._times[k] == t:
-                self._values[k] = self.monoid.combine(self._values[k], v)
+            k = bisect_left(times, t)
+            if k < len(times) and times[k] == t:
+                values[k] = self.monoid.combine(values[k], v)
             else:
-                self._times.insert(k, t)
-                self._values.insert(k, v)
+                times.insert(k, t)
+                values.insert(k, v)
+        self._times, self._values = times, values
 
     # ------------------------------------------------------------------------------------------------ queries
 

@@ -146,3 +146,21 @@ def test_parallel_workers_over_a_program_start_their_own_and_leave_the_parents(t
         assert factory.driver.alive and factory.driver._proc is not None and factory.driver._proc.pid == pid
     finally:
         factory.close()
+
+
+def test_a_shrink_budget_bounds_the_shrink_and_the_replay_still_reproduces(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 25 §4: ``--shrink-budget`` stops Hypothesis' shrinking; the example reported is the smallest failing one
+    found by then, re-run last, so its replay file reproduces the failure."""
+    argv = ["verify", "--impl", "planted_ooo_bugs:DeepKeyBulkNewFirst", "--kind", "ooo", "--monoid", "string_concat"]
+    argv += ["--no-spark", "--replay-dir", str(tmp_path), "--examples", "12", "--jobs", "1"]
+    timed = {}
+    for shrink in ("0.2", "20"):
+        start = time.perf_counter()
+        code, out, _ = _run([*argv, "--shrink-budget", shrink], capsys)
+        timed[shrink] = time.perf_counter() - start
+        assert code == 1 and "(it reproduces the failure)" in out, out
+    assert timed["0.2"] < timed["20"]
+    code, _, err = _run([*argv, "--shrink-budget", "0"], capsys)
+    assert code == 2 and "--shrink-budget" in err

@@ -60,6 +60,26 @@ TARGETS: dict[str, list[str]] = {
 }
 
 
+def _corpus_targets() -> dict[str, list[str]]:
+    """The one-file-per-bug corpus (``tests/planted/*.py``): each module's planted classes with ``BUG["argv"]``."""
+    import ast
+
+    found: dict[str, list[str]] = {}
+    for path in sorted((TESTS / "planted").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        argv: list[str] = []
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "BUG" for t in node.targets):
+                argv = list(ast.literal_eval(node.value)["argv"])
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                found[node.name] = ["--impl", f"planted.{path.stem}:{node.name}", *argv]
+    return found
+
+
+TARGETS.update(_corpus_targets())
+
+
 @dataclass
 class Rate:
     """One bug's measures (seconds are medians; ``None`` where no seed found it)."""
@@ -101,6 +121,10 @@ def no_shrinking() -> Iterator[None]:
         machines.machine_settings = original
 
 
+#: flags added to every run (``--extra``): e.g. ``--examples 12`` for the count-only defaults of earlier versions
+EXTRA: list[str] = []
+
+
 def run_once(argv: list[str], seed: int, replay_dir: str) -> tuple[bool, float, int | None]:
     """``swagkit verify ARGV --seed SEED``: found?, seconds, the shrunk counterexample's steps (if printed)."""
     from swagkit.verify.cli import main
@@ -108,7 +132,7 @@ def run_once(argv: list[str], seed: int, replay_dir: str) -> tuple[bool, float, 
     out, err = io.StringIO(), io.StringIO()
     started = time.perf_counter()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = main(["verify", *argv, "--seed", str(seed), "--no-spark", "--replay-dir", replay_dir])
+        status = main(["verify", *argv, *EXTRA, "--seed", str(seed), "--no-spark", "--replay-dir", replay_dir])
     seconds = time.perf_counter() - started
     if status not in (0, 1):
         raise SystemExit(f"swagkit verify {shlex.join(argv)} --seed {seed}: exit {status}\n{err.getvalue()}")
@@ -151,7 +175,9 @@ def main() -> int:
     parser.add_argument("--shrunk", type=int, default=3, help="finding seeds re-run with shrinking (default 3)")
     parser.add_argument("--only", nargs="+", metavar="BUG", help=f"bugs to measure (known: {', '.join(TARGETS)})")
     parser.add_argument("--json", metavar="FILE", help="also write the measures as JSON")
+    parser.add_argument("--extra", default="", metavar="ARGS", help="flags added to every run, e.g. '--examples 12'")
     args = parser.parse_args()
+    EXTRA[:] = shlex.split(args.extra)
     unknown = [b for b in args.only or () if b not in TARGETS]
     if unknown:
         parser.error(f"unknown bug {', '.join(unknown)}")

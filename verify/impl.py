@@ -151,6 +151,7 @@ def machine_for(
     else:
         raise UsageError(f"--impl verifies the fifo, handles and ooo kinds, not {k.name}")
     machine.monoid_factory = choice.factory
+    machine.shrink_seconds = opts.shrink_budget
     machine.misuse_rules = opts.misuse
     machine.inject_faults = opts.faults
     machine.faults_on_typed = True  # the user's class calls combine for every monoid (issue 25: 0 of 20 seeds

@@ -31,7 +31,7 @@ from .kinds import Kind
 from .kinds import kind as kind_named
 from .kinds.base import outputs_close
 from .kinds.fifo.contract import UNRESTRICTED, Contract
-from .kinds.machines import DEFAULT_MAX_WINDOW
+from .kinds.machines import DEFAULT_MAX_WINDOW, DEFAULT_SHRINK_SECONDS
 from .kinds.out_of_order.machine import TIME_FLAVORS
 from .process import CONFORMANCE
 from .strategies import strategy_for
@@ -288,6 +288,7 @@ class Options:
     combine_budget: str | None = None
     budget: float | None = None
     jobs: int = 1
+    shrink_budget: float = DEFAULT_SHRINK_SECONDS
     misuse: bool = True
     faults: bool = True
     contract: Contract = UNRESTRICTED
@@ -317,6 +318,7 @@ class Options:
                     f"combine_budget={self.budget!r} (--combine-budget {self.budget})"
                 )
             _positive("--budget", self.budget, 7 * 24 * 3600)
+        _positive("--shrink-budget", self.shrink_budget, 7 * 24 * 3600)
         if isinstance(self.jobs, bool) or not isinstance(self.jobs, int) or self.jobs < 1:
             raise UsageError(f"--jobs must be a positive integer, got {self.jobs!r}")
         if self.contract.restricted and resolve_kind(self.kind)[0].name != "fifo":

@@ -30,7 +30,7 @@ from hypothesis.reporting import with_reporter
 from swagkit.spec.errors import BudgetExceeded
 
 from .errors import describe_exception, first_line, is_failure
-from .kinds.machines import DEFAULT_MAX_WINDOW, KindMachine, MachineStats
+from .kinds.machines import DEFAULT_MAX_WINDOW, DEFAULT_SHRINK_SECONDS, KindMachine, MachineStats
 from .laws import check_monoid
 from .machine import run_machine_class
 from .registry import Combo, examples_for, make_machine
@@ -62,6 +62,8 @@ class Task:
     max_window: int = DEFAULT_MAX_WINDOW
     #: seconds the machine run may spend in rounds of further seeds after its first (``--budget``; ``None``: one)
     seconds: float | None = None
+    #: seconds to shrink a failure (``--shrink-budget``)
+    shrink_seconds: float = DEFAULT_SHRINK_SECONDS
 
     @property
     def name(self) -> str:
@@ -307,6 +309,7 @@ def run_task(task: Task) -> Outcome:
             machine = make_machine(c.algorithm, c.monoid, c.implementation, max_window=task.max_window)
         except Exception as exc:  # the registry or the monoid cannot make this machine: swagkit's error
             return Outcome(task.name, "ERROR", time.perf_counter() - start, error=describe_exception(exc), task=task)
+        machine.shrink_seconds = task.shrink_seconds
         operations = max_window = 0
 
         def run_round(base_seed: int, examples: int) -> Outcome:

@@ -34,7 +34,7 @@ from typing import Any, TextIO
 from swagkit.spec.library import LIBRARY
 
 from .. import registry
-from ..kinds.machines import DEFAULT_MAX_WINDOW
+from ..kinds.machines import DEFAULT_MAX_WINDOW, DEFAULT_SHRINK_SECONDS
 from ..options import MAX_WINDOW_LIMIT, UsageError
 from ..runner import Outcome, Task, run_task
 from ..strategies import strategy_for
@@ -98,6 +98,14 @@ def add_verify_arguments(v: argparse.ArgumentParser) -> None:
         f"--impl/--exec: the whole run's, shared by its monoids (default {DEFAULT_OWN_BUDGET:g} unless --examples "
         "is given); registered algorithms: the combinations' share after their first round (default: none, one "
         "round of --examples)",
+    )
+    v.add_argument(
+        "--shrink-budget",
+        type=float,
+        default=DEFAULT_SHRINK_SECONDS,
+        metavar="SECONDS",
+        help=f"seconds to shrink one failure; the smallest failing example by then is reported "
+        f"(default {DEFAULT_SHRINK_SECONDS:g})",
     )
     v.add_argument(
         "--jobs", "-j", type=int, default=_default_jobs(), metavar="N", help="worker processes (parallel seeds)"
@@ -185,6 +193,8 @@ def sizes(args: argparse.Namespace) -> tuple[int, int]:
         )
     if args.jobs < 1:
         raise UsageError(f"--jobs must be positive, got {args.jobs}")
+    if not 0 < args.shrink_budget < float("inf"):
+        raise UsageError(f"--shrink-budget must be a positive number of seconds, got {args.shrink_budget:g}")
     if args.budget is not None and not 0 < args.budget < float("inf"):
         raise UsageError(f"--budget must be a positive number of seconds, got {args.budget:g}")
     return examples, steps
@@ -208,7 +218,8 @@ def plan(args: argparse.Namespace, err: TextIO) -> tuple[list[Task], dict[str, i
             if reason is not None:
                 skipped[reason] = skipped.get(reason, 0) + 1
                 continue
-            tasks.append(Task("machine", combo.monoid, combo, examples, steps, args.seed, args.max_window))
+            task = Task("machine", combo.monoid, combo, examples, steps, args.seed, args.max_window)
+            tasks.append(replace(task, shrink_seconds=args.shrink_budget))
         if args.budget is not None:  # each combination's share of the seconds, the workers running side by side
             machines = sum(1 for t in tasks if t.combo is not None)
             share = args.budget * args.jobs / max(machines, 1)

@@ -93,6 +93,7 @@ def options_of(args: argparse.Namespace, examples: int, steps: int, *, faults: b
         combine_budget=args.combine_budget,
         budget=budget,
         jobs=args.jobs,
+        shrink_budget=args.shrink_budget,
         misuse=not args.no_misuse,
         faults=not args.no_faults if faults is None else faults,
         contract=args.contract,

@@ -25,6 +25,7 @@ from .base import Operation, Subject
 
 __all__ = [
     "DEFAULT_MAX_WINDOW",
+    "DEFAULT_SHRINK_SECONDS",
     "MachineStats",
     "KindMachine",
     "WindowMachine",
@@ -35,6 +36,10 @@ __all__ = [
 
 #: Largest window the machines build (above the reference ChunkedDeque's 64-slot chunks).
 DEFAULT_MAX_WINDOW = 80
+
+#: Seconds Hypothesis may spend shrinking one failure (``--shrink-budget``); the smallest failing example found by
+#: then is the one reported (a shrink through a slow implementation could otherwise take minutes: issue 25 §4).
+DEFAULT_SHRINK_SECONDS = 20.0
 
 
 @dataclass
@@ -70,6 +75,8 @@ class KindMachine(RuleBasedStateMachine):
     replay_recorder: ClassVar[Any] = None
     #: the kind's traced operations (:meth:`~.kind.Kind.traced`; empty: the kind's runs are not traced)
     trace_operations: ClassVar[Mapping[str, Operation]] = {}
+    #: seconds a failure of this machine may be shrunk (:data:`DEFAULT_SHRINK_SECONDS`)
+    shrink_seconds: ClassVar[float] = DEFAULT_SHRINK_SECONDS
     #: the trace of the latest example: after a failure, the shrunk counterexample (Hypothesis runs it last)
     last_trace: ClassVar[Trace | None] = None
     #: the kind's name (replay files of its traces)
@@ -217,8 +224,31 @@ def run_machine_class(machine: type[RuleBasedStateMachine], max_examples: int, s
     replay file is written by :func:`swagkit.verify.machine.run_machine_class`, which wraps this one.)"""
     if seed is not None:
         hypothesis.seed(seed)(machine)
-    with _no_local_constants():
+    shrink = getattr(machine, "shrink_seconds", DEFAULT_SHRINK_SECONDS)
+    with _no_local_constants(), _shrink_deadline(shrink):
         run_state_machine_as_test(machine, settings=machine_settings(max_examples, steps))
+
+
+@contextmanager
+def _shrink_deadline(seconds: float) -> Iterator[None]:
+    """Stop shrinking a failure after ``seconds`` (Hypothesis' ``MAX_SHRINKING_SECONDS``, documented as
+    monkeypatchable; its default is five minutes). The failing example reported is the smallest found by then;
+    it is still re-run last, so its trace and replay file are a failing run's. A Hypothesis without the knob is
+    left alone."""
+    try:
+        from hypothesis.internal.conjecture import engine
+    except ImportError:  # pragma: no cover - Hypothesis moved its internals
+        yield
+        return
+    if not hasattr(engine, "MAX_SHRINKING_SECONDS"):  # pragma: no cover - another Hypothesis
+        yield
+        return
+    before = engine.MAX_SHRINKING_SECONDS
+    engine.MAX_SHRINKING_SECONDS = seconds  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        engine.MAX_SHRINKING_SECONDS = before
 
 
 @contextmanager
