@@ -47,7 +47,7 @@ from .guard import Deadline
 from .kinds.base import Operation
 from .replayfile import TRACED
 from .strategies import STRATEGIES
-from .wire import Codec, WireError, decode_answer, encode_args
+from .wire import Codec, WireError, decode_answer, encode_args, field_encoders
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -356,7 +356,10 @@ class ProcessDriver:
         """Send ``requests`` (objects, or request lines already encoded) as one batch line (a JSON array), return
         the replies in order (the program must list ``"batch"`` in its ops). Raises :class:`ProcessFailure` on a
         death, a timeout or garbage."""
-        line = "[" + ",".join(r if isinstance(r, str) else _compact(r) for r in requests) + "]"
+        if all(type(r) is str for r in requests):
+            line = "[" + ",".join(requests) + "]"  # type: ignore[arg-type]  # all lines, as just checked
+        else:
+            line = "[" + ",".join(r if isinstance(r, str) else _compact(r) for r in requests) + "]"
         try:
             reply = self.request(line)
             replies = json.loads(reply)
@@ -543,6 +546,15 @@ def _check_reply_object(reply: Any, line: Any) -> dict[str, Any]:
     return reply
 
 
+#: answers read straight by the codec (the queries); the others (size, times, handles) take :meth:`_outcome`
+_VALUE_READERS: dict[str, Callable[[Any, Codec], Any]] = {
+    name: lambda raw, codec: codec.decode(raw) for name in ("query", "range_query", "query_range")
+}
+
+#: a pipelined update's outcome: it returned, with nothing to answer
+_DONE: tuple[bool, Any] = (True, None)
+
+
 def _unsupported(message: str) -> Exception:
     return _Garbage(f"the program answered 'unsupported' to an operation its hello offers ({message})")
 
@@ -584,6 +596,7 @@ class _Instance:
         #: the replies received, in step with ``trace``: lines, or objects parsed out of a batch (:func:`_text`)
         self.replies: list[Any] = []
         self._broken: ProcessFailure | None = None
+        self._requests: dict[str, tuple[Operation, str, tuple[tuple[str, Callable[[Any, Codec], Any]], ...]]] = {}
         self._call("new", kind=self.kind, monoid=conformance.name)
         weakref.finalize(self, driver.drop_later, self._id, self._generation)
 
@@ -626,16 +639,26 @@ class _Instance:
         ops: list[Operation] = []
         lines: list[str] = []
         refused: Exception | None = None
+        codec, requests = self._values, self._requests
         for name, args in calls:
-            op = self._traced[name]
+            request = requests.get(name) or self._request_of(name)
+            op, head, fields = request
             try:
-                fields = encode_args(op, args, self._values)
+                if len(args) != len(fields):
+                    encode_args(op, args, codec)  # raises its TypeError
+                if not fields:  # evict, query, size: the head alone
+                    line = head + "}"
+                elif len(fields) == 1:  # insert's value: one concatenation
+                    (key, write), arg = fields[0], args[0]
+                    line = head + key + _json_value(write(arg, codec)) + "}"
+                else:
+                    line = head + "".join(key + _json_value(write(a, codec)) for (key, write), a in zip(fields, args))
+                    line += "}"
             except TypeError as exc:  # refused before it is sent, as a single call is
                 refused = ValueError(f"{op.step_name}: {exc}")
                 break
             ops.append(op)
-            head = f'{{"op":"{op.step_name}","id":{self._id}'
-            lines.append(head + "".join(f',"{key}":{_json_value(value)}' for key, value in fields.items()) + "}")
+            lines.append(line)
         if self._generation != self._driver.generation or not self._driver.alive:
             self.trace.extend(lines[:1])
             raise self._fail("the process is gone (it died or was killed after an earlier failure)")
@@ -655,14 +678,41 @@ class _Instance:
             self._broken = exc
             raise
         self.replies.extend(replies)
-        out = [self._outcome(op, reply) for op, reply in zip(ops, replies, strict=True)]
+        if len(ops) != len(replies):
+            raise self._fail(f"{len(ops)} requests got {len(replies)} replies", garbage=True)
+        out: list[tuple[bool, Any]] = []
+        for op, reply in zip(ops, replies):
+            # the common replies -- an update's plain success, a query's value -- are read inline, as _outcome
+            # reads them; anything else (a refusal, a size, a malformed value: its message) goes through it
+            if type(reply) is dict and reply.get("ok") is True:
+                if not op.answers:
+                    out.append(_DONE)
+                    continue
+                read = _VALUE_READERS.get(op.step_name)
+                if read is not None and "value" in reply:
+                    try:
+                        out.append((True, read(reply["value"], codec)))
+                        continue
+                    except (_Garbage, WireError):
+                        pass
+            out.append(self._outcome(op, reply))
         if refused is not None:
             out.append((False, refused))
         return out
 
+    def _request_of(self, name: str) -> tuple[Operation, str, tuple[tuple[str, Callable[[Any, Codec], Any]], ...]]:
+        """Operation ``name``'s request line parts for this instance (cached): the operation, the line's head and
+        per field its ``,"key":`` and encoder."""
+        op = self._traced[name]
+        head = f'{{"op":"{op.step_name}","id":{self._id}'
+        made = self._requests[name] = (op, head, tuple((f',"{key}":', write) for key, write in field_encoders(op)))
+        return made
+
     def _outcome(self, op: Operation, received: Any) -> tuple[bool, Any]:
         """One pipelined reply (a line, or an object out of a batch) read as :meth:`_call` and :meth:`_value`
         read a single one."""
+        if not op.answers and type(received) is dict and received.get("ok") is True:
+            return _DONE  # an update's plain success (most replies of a trace): nothing more to read
         try:
             reply = _check_reply(received) if isinstance(received, str) else _check_reply_object(received, received)
         except _Garbage as exc:

@@ -177,6 +177,12 @@ def encode_args(operation: Operation, args: tuple[Any, ...], codec: Codec) -> di
     return {key: _FIELDS[key][0](arg, codec) for key, arg in zip(operation.fields, args)}
 
 
+def field_encoders(operation: Operation) -> tuple[tuple[str, Callable[[Any, Codec], Any]], ...]:
+    """Per field of ``operation``, in order: its key and the function :func:`encode_args` writes it with (a
+    caller that encodes many calls of one operation looks them up once)."""
+    return tuple((key, _FIELDS[key][0]) for key in operation.fields)
+
+
 def decode_args(operation: Operation, line: Mapping[str, Any], codec: Codec) -> tuple[Any, ...]:
     """The arguments of a call of ``operation`` read from ``line`` (:class:`WireError` for a missing or
     malformed field)."""

@@ -34,6 +34,7 @@ EXPERIMENTS: dict[str, str] = {
     "002": "exp002",
     "004": "exp004",
     "peers": "peers",
+    "throughput": "throughput",
     "engines": "engine_peers",
 }
 DEFAULT_OUT = "bench-results"

@@ -157,6 +157,7 @@ def _pipelined_lockstep(
     eq = monoid.eq
     sized = hasattr(subject, "__len__")
     pending = iter(calls)
+    methods: dict[str, Any] = {}  # the oracle's bound methods, looked up once
     step = -1
     while True:
         chunk = list(itertools.islice(pending, PIPELINE))
@@ -166,8 +167,11 @@ def _pipelined_lockstep(
         requests: list[tuple[str, tuple[Any, ...]]] = []
         for name, args in chunk:
             step += 1
+            method = methods.get(name)
+            if method is None:
+                method = methods[name] = getattr(oracle, name)
             try:
-                want, refused = getattr(oracle, name)(*args), False
+                want, refused = method(*args), False
             except SwagkitError as exc:
                 want, refused = exc, True
             size = len(oracle) if sized and step % SIZE_EVERY == 0 else None
