@@ -54,6 +54,8 @@ def render(results: str, link_prefix: str | None = None) -> str:
                 verdict = "" if c["ok"] is None else ("OK" if c["ok"] else "MISSED")
                 out.append(f"| {_cell(c['claim'])} | {_cell(c['measured'])} | {verdict} |")
             out.append("")
+        for table in e.get("tables", []):  # summaries written before tables were kept have none
+            out += [table, ""]
         if e["ratios"]:
             out += [
                 f"<details><summary>{len(e['ratios'])} ratios</summary>",

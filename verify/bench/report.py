@@ -158,7 +158,7 @@ def write_markdown(
 
 
 def write_summary(outcomes: Sequence[Outcome], path: str | TextIO, header: Sequence[str]) -> None:
-    """``path`` gets the run's header and, per experiment, its claims and ratio table as JSON: what
+    """``path`` gets the run's header and, per experiment, its claims, ratio table and Markdown tables as JSON: what
     :mod:`.readme` renders into the README (the CSV files keep every measured value)."""
     summary = {
         "header": list(header),
@@ -171,6 +171,7 @@ def write_summary(outcomes: Sequence[Outcome], path: str | TextIO, header: Seque
                     {"what": r.what, "contender": r.contender, "baseline": r.baseline, "ratio": r.ratio}
                     for r in o.ratios
                 ],
+                "tables": list(o.tables),
             }
             for o in outcomes
         ],

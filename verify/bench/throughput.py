@@ -107,6 +107,7 @@ def run(sizes: Sizes, progress: timing.Progress) -> Outcome:
     from ..process import conformance_monoids_registered, process_factory
 
     outcome = Outcome(ID, TITLE)
+    table: dict[str, dict[str, float]] = {}  # path -> monoid -> operations/s
     with _c_driver(outcome.notes) as exe, conformance_monoids_registered():
         factory = process_factory(exe, "fifo") if exe is not None else None
         try:
@@ -126,6 +127,7 @@ def run(sizes: Sizes, progress: timing.Progress) -> Outcome:
                 for name, make, kw in paths:
                     rates[name] = _best_rate(make, calls, monoid, sizes.repeat, **kw)
                     progress.step(ID, f"{monoid_id}: {name}: {rates[name]:,.0f} operations/s")
+                    table.setdefault(name, {})[monoid_id] = rates[name]
                     outcome.rows.append(
                         Row(
                             "throughput", name, monoid_id, "see_saw", "operations", len(calls), "ops_per_s", rates[name]
@@ -152,4 +154,10 @@ def run(sizes: Sizes, progress: timing.Progress) -> Outcome:
         finally:
             if factory is not None:
                 factory.close()
+    lines = [f"| path ({sizes.operations:,} operations) | " + " | ".join(MONOIDS) + " |"]
+    lines.append("|---|" + "---:|" * len(MONOIDS))
+    for name, by_monoid in table.items():
+        cells = [f"{by_monoid[m]:,.0f} ops/s" if m in by_monoid else "-" for m in MONOIDS]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    outcome.tables.append("\n".join(lines))
     return outcome
