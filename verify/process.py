@@ -551,6 +551,14 @@ _VALUE_READERS: dict[str, Callable[[Any, Codec], Any]] = {
     name: lambda raw, codec: codec.decode(raw) for name in ("query", "range_query", "query_range")
 }
 
+
+def _size_value(raw: Any) -> int:
+    n = _int64(raw)
+    if n < 0:
+        raise _Garbage(f"size {n} < 0")
+    return int(n)
+
+
 #: a pipelined update's outcome: it returned, with nothing to answer
 _DONE: tuple[bool, Any] = (True, None)
 
@@ -616,16 +624,34 @@ class _Instance:
         except _Dead as exc:
             raise self._fail(str(exc)) from None
         self.replies.append(reply_line)
+        reply = self._checked(reply_line)
+        if not reply["ok"]:
+            raise self._refusal(reply)
+        return reply
+
+    def _checked(self, received: Any) -> dict[str, Any]:
+        """A reply (a line, or an object out of a batch) checked to be one (garbage fails the instance)."""
         try:
-            reply = _check_reply(reply_line)
+            return _check_reply(received) if isinstance(received, str) else _check_reply_object(received, received)
         except _Garbage as exc:
             raise self._fail(str(exc), garbage=True) from None
-        if not reply["ok"]:
-            error = _ERRORS[reply["error"]](str(reply.get("message", reply["error"])))
-            if isinstance(error, _Garbage):
-                raise self._fail(str(error), garbage=True)
-            raise error
-        return reply
+
+    def _refusal(self, reply: dict[str, Any]) -> Exception:
+        """The exception a refusing reply stands for (``EmptyWindowError`` ...); an ``unsupported`` for an offered
+        operation fails the instance instead."""
+        error = _ERRORS[reply["error"]](str(reply.get("message", reply["error"])))
+        if isinstance(error, _Garbage):
+            raise self._fail(str(error), garbage=True)
+        return error
+
+    def _read(self, op: str, reply: dict[str, Any], decode: Callable[[Any], Any]) -> Any:
+        """``decode`` of the reply's value (a missing or malformed value fails the instance)."""
+        if "value" not in reply:
+            raise self._fail(f"the reply to {op} has no 'value'", garbage=True)
+        try:
+            return decode(reply["value"])
+        except (_Garbage, WireError) as exc:
+            raise self._fail(f"{op}: {exc}", garbage=True) from None
 
     def pipeline(self, calls: Sequence[tuple[str, tuple[Any, ...]]]) -> list[tuple[bool, Any]]:
         """Run ``calls`` -- (method name, arguments); ``__len__`` is the size -- without waiting for each reply:
@@ -713,28 +739,14 @@ class _Instance:
         read a single one."""
         if not op.answers and type(received) is dict and received.get("ok") is True:
             return _DONE  # an update's plain success (most replies of a trace): nothing more to read
-        try:
-            reply = _check_reply(received) if isinstance(received, str) else _check_reply_object(received, received)
-        except _Garbage as exc:
-            raise self._fail(str(exc), garbage=True) from None
+        reply = self._checked(received)
         if not reply["ok"]:
-            error = _ERRORS[reply["error"]](str(reply.get("message", reply["error"])))
-            if isinstance(error, _Garbage):
-                raise self._fail(str(error), garbage=True)
-            return False, error
+            return False, self._refusal(reply)
         if not op.answers:
-            return True, None
-        if "value" not in reply:
-            raise self._fail(f"the reply to {op.step_name} has no 'value'", garbage=True)
-        try:
-            if op.step_name == "size":
-                n = _int64(reply["value"])
-                if n < 0:
-                    raise _Garbage(f"size {n} < 0")
-                return True, int(n)
-            return True, decode_answer(op.step_name, reply["value"], self._values)
-        except (_Garbage, WireError) as exc:
-            raise self._fail(f"{op.step_name}: {exc}", garbage=True) from None
+            return _DONE
+        if op.step_name == "size":
+            return True, self._read("size", reply, _size_value)
+        return True, self._read(op.step_name, reply, lambda raw: decode_answer(op.step_name, raw, self._values))
 
     def _fail(self, reason: str, *, garbage: bool = False) -> ProcessFailure:
         """The :class:`ProcessFailure` of this instance (kept: later calls raise it again). After garbage the
@@ -745,19 +757,10 @@ class _Instance:
         return self._broken
 
     def _value(self, op: str, decode: Callable[[Any], Any], **fields: Any) -> Any:
-        reply = self._call(op, **fields)
-        if "value" not in reply:
-            raise self._fail(f"the reply to {op} has no 'value'", garbage=True)
-        try:
-            return decode(reply["value"])
-        except (_Garbage, WireError) as exc:
-            raise self._fail(f"{op}: {exc}", garbage=True) from None
+        return self._read(op, self._call(op, **fields), decode)
 
     def _size(self) -> int:
-        n = self._value("size", _int64)
-        if n < 0:
-            raise self._fail(f"size {n} < 0", garbage=True)
-        return int(n)
+        return int(self._value("size", _size_value))
 
     def _stats(self) -> int:
         reply = self._call("stats")
