@@ -79,7 +79,7 @@ def _c_driver(notes: list[str]) -> Iterator[str | None]:
 
 
 def _calls(monoid_id: str, n: int) -> list[tuple[str, tuple[Any, ...]]]:
-    from ..spark.scale import trace
+    from ..spark.patterns import trace
 
     values: list[Any] = list(range(-40, 24)) if monoid_id != "string_concat" else [chr(97 + k % 26) for k in range(64)]
     return list(trace("fifo", "see_saw", random.Random(5), values, n, 300, frozenset({"insert", "evict"})))
