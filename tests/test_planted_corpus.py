@@ -53,7 +53,7 @@ def test_each_planted_bug_is_found_at_the_defaults_and_replays(
     module: str, name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     argv = ["verify", "--impl", f"planted.{module}:{name}", *_bug(module)["argv"], "--no-spark"]
-    argv += ["--replay-dir", str(tmp_path), "--jobs", "1", "--shrink-budget", "5"]
+    argv += ["--replay-dir", str(tmp_path), "--jobs", "1", "--shrink-budget", "2"]
     assert main(argv) == 1
     out = capsys.readouterr().out
     assert "(it reproduces the failure)" in out and "correctness" in out, out

@@ -31,7 +31,12 @@ from swagkit.spec.errors import EmptyWindowError, UnsupportedMonoidError
 from swagkit.spec.library import LIBRARY
 from swagkit.verify import checked, kind
 from swagkit.verify.kinds.base import Subject
-from swagkit.verify.kinds.machines import machine_settings, run_machine_class
+from swagkit.verify.kinds.machines import (
+    DEFAULT_SHRINK_SECONDS,
+    machine_settings,
+    run_machine_class,
+    shrink_deadline,
+)
 from swagkit.verify.process import (
     CONFORMANCE,
     ProcessFactory,
@@ -80,7 +85,7 @@ def _first_failure(factory: ProcessFactory, monoid: str, *, shrink: bool = True)
     machine = _machine(factory, monoid)
     phases = list(Phase) if shrink else [Phase.generate]
     start = time.perf_counter()
-    with pytest.raises(BaseException) as info:
+    with pytest.raises(BaseException) as info, shrink_deadline(DEFAULT_SHRINK_SECONDS / 2):
         run_state_machine_as_test(
             machine, settings=settings(machine_settings(EXAMPLES, STEPS, derandomize=True), phases=phases)
         )
@@ -341,7 +346,7 @@ def test_the_cli_verifies_a_program_and_its_replay_file_runs_without_python(
     replays = tmp_path / "replays"
     out = io.StringIO()
     with redirect_stdout(out):
-        assert main(["verify", "--exec", good, "--kind", "fifo", "--replay-dir", str(replays)]) == 0
+        assert main(["verify", "--exec", good, "--kind", "fifo", "--replay-dir", str(replays), "--budget", "5"]) == 0
     assert all(f"{m} " in out.getvalue() for m in CONFORMANCE) and not replays.exists()
     out = io.StringIO()
     with redirect_stdout(out):

@@ -32,6 +32,7 @@ __all__ = [
     "bind",
     "machine_settings",
     "run_machine_class",
+    "shrink_deadline",
 ]
 
 #: Largest window the machines build (above the reference ChunkedDeque's 64-slot chunks).
@@ -225,12 +226,12 @@ def run_machine_class(machine: type[RuleBasedStateMachine], max_examples: int, s
     if seed is not None:
         hypothesis.seed(seed)(machine)
     shrink = getattr(machine, "shrink_seconds", DEFAULT_SHRINK_SECONDS)
-    with _no_local_constants(), _shrink_deadline(shrink):
+    with _no_local_constants(), shrink_deadline(shrink):
         run_state_machine_as_test(machine, settings=machine_settings(max_examples, steps))
 
 
 @contextmanager
-def _shrink_deadline(seconds: float) -> Iterator[None]:
+def shrink_deadline(seconds: float) -> Iterator[None]:
     """Stop shrinking a failure after ``seconds`` (Hypothesis' ``MAX_SHRINKING_SECONDS``, documented as
     monkeypatchable; its default is five minutes). The failing example reported is the smallest found by then;
     it is still re-run last, so its trace and replay file are a failing run's. A Hypothesis without the knob is
