@@ -546,10 +546,8 @@ def _check_reply_object(reply: Any, line: Any) -> dict[str, Any]:
     return reply
 
 
-#: answers read straight by the codec (the queries); the others (size, times, handles) take :meth:`_outcome`
-_VALUE_READERS: dict[str, Callable[[Any, Codec], Any]] = {
-    name: lambda raw, codec: codec.decode(raw) for name in ("query", "range_query", "query_range")
-}
+#: the answers that are one value of the monoid, read by the codec alone
+_QUERIES = frozenset({"query", "range_query", "query_range"})
 
 
 def _size_value(raw: Any) -> int:
@@ -706,22 +704,8 @@ class _Instance:
         self.replies.extend(replies)
         if len(ops) != len(replies):
             raise self._fail(f"{len(ops)} requests got {len(replies)} replies", garbage=True)
-        out: list[tuple[bool, Any]] = []
-        for op, reply in zip(ops, replies):
-            # the common replies -- an update's plain success, a query's value -- are read inline, as _outcome
-            # reads them; anything else (a refusal, a size, a malformed value: its message) goes through it
-            if type(reply) is dict and reply.get("ok") is True:
-                if not op.answers:
-                    out.append(_DONE)
-                    continue
-                read = _VALUE_READERS.get(op.step_name)
-                if read is not None and "value" in reply:
-                    try:
-                        out.append((True, read(reply["value"], codec)))
-                        continue
-                    except (_Garbage, WireError):
-                        pass
-            out.append(self._outcome(op, reply))
+        outcome = self._outcome
+        out = [outcome(op, reply) for op, reply in zip(ops, replies)]
         if refused is not None:
             out.append((False, refused))
         return out
@@ -737,8 +721,11 @@ class _Instance:
     def _outcome(self, op: Operation, received: Any) -> tuple[bool, Any]:
         """One pipelined reply (a line, or an object out of a batch) read as :meth:`_call` and :meth:`_value`
         read a single one."""
-        if not op.answers and type(received) is dict and received.get("ok") is True:
-            return _DONE  # an update's plain success (most replies of a trace): nothing more to read
+        if type(received) is dict and received.get("ok") is True:  # the common replies of a batch, read directly
+            if not op.answers:
+                return _DONE  # an update's plain success
+            if op.step_name in _QUERIES:
+                return True, self._read(op.step_name, received, self._values.decode)
         reply = self._checked(received)
         if not reply["ok"]:
             return False, self._refusal(reply)
