@@ -383,7 +383,7 @@ def test_verify_catches_an_out_of_order_structure_that_forgets_a_raising_combine
     before or refuse (BrokenAggregatorError) until repair(); one that carries on with stale aggregates fails."""
     sys.path.insert(0, os.path.dirname(__file__))
     try:
-        from planted_bugs import ForgetsFailedCombine
+        from planted.forgets_failed_combine import ForgetsFailedCombine
     finally:
         sys.path.pop(0)
     info = registry.AlgorithmInfo(

@@ -1,5 +1,6 @@
-"""Issue 25 §3: the planted-bug corpus, one file per bug in ``tests/planted/`` (its class, ``BUG["argv"]`` -- the
-flags that aim ``swagkit verify --impl`` at it -- and ``BUG["origin"]``, the real bug it is written from).
+"""Issue 25 §3: the planted-bug corpus, one file per bug in ``tests/planted/`` (its class, its C driver flag or its
+kernel patch; ``BUG["argv"]`` -- the flags that aim ``swagkit verify`` at it --, ``BUG["origin"]``, the real bug
+it is written from, and the measured find rate and seconds).
 
 Each bug is found by ``swagkit verify`` at its defaults (a seconds budget, rounds of seeds) and its replay file
 reproduces the failure. The find rate over 20 seeds and the seconds to find and to shrink are measured by
@@ -37,15 +38,27 @@ def _bug(module: str) -> dict[str, Any]:
 
 
 def test_every_corpus_file_says_what_it_plants_and_where_it_comes_from() -> None:
-    assert len(_bugs()) >= 2
-    for module, name in _bugs():
+    """Three kinds of file: a Python class (``--impl``), a flag of the C driver (``BUG["flag"]``, ``--exec``), a
+    header patch of a compiled kernel (``BUG["kernel"]``: ``tests/test_planted_kernels.py``)."""
+    files = [p.stem for p in sorted(CORPUS.glob("*.py")) if not p.stem.startswith("_")]
+    classes = {module for module, _ in _bugs()}
+    driver = (CORPUS.parent / "protocol" / "daba_lite.c").read_text(encoding="utf-8")
+    assert len(classes) >= 10 and len(files) >= 20
+    for module in files:
         bug = _bug(module)
         assert bug["origin"] and isinstance(bug["argv"], list), module
-        cls = getattr(importlib.import_module(f"planted.{module}"), name)
-        assert cls.__doc__ and importlib.import_module(f"planted.{module}").__doc__, module
-        if "found" in bug:  # the measured rate, when recorded: at least 19 of 20 seeds (issue 25 §3)
-            found, seeds = (int(x) for x in bug["found"].split("/"))
-            assert seeds == 20 and found >= 19, (module, bug["found"])
+        assert importlib.import_module(f"planted.{module}").__doc__, module
+        kinds = [module in classes, "flag" in bug, "kernel" in bug]
+        assert sum(kinds) == 1, module
+        if "flag" in bug:
+            assert f"#ifdef {bug['flag']}" in driver or f"#ifndef {bug['flag']}" in driver, module
+            assert f"{{exec:{bug['flag']}}}" in bug["argv"], module
+        # the measured rate: at least 19 of 20 seeds at the defaults (issue 25 §3), with its seconds
+        found, seeds = (int(x) for x in bug["found"].split("/"))
+        assert seeds == 20 and found >= 19, (module, bug["found"])
+        assert bug["find_s"] > 0 and bug["shrink_s"] > 0, module
+    for module, name in _bugs():
+        assert getattr(importlib.import_module(f"planted.{module}"), name).__doc__, (module, name)
 
 
 @pytest.mark.parametrize(("module", "name"), _bugs(), ids=[n for _, n in _bugs()])

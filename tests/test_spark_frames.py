@@ -250,7 +250,7 @@ def test_check_mode_agrees_and_catches_a_planted_bug(spark: Any) -> None:
     """check=True on every key gives the same answers (in-order algorithms over rows and range frames, FiBA over
     rows and out of order); with DABA Lite whose shrink swaps the operands of a ⊗ (wrong only for non-commutative
     monoids) the answers are silently wrong unchecked, and check=True fails the task with FrameCheckError."""
-    import planted_bugs
+    from planted import swapped_shrink
     from pyspark import cloudpickle
     from pyspark.sql import functions as F
 
@@ -272,18 +272,18 @@ def test_check_mode_agrees_and_catches_a_planted_bug(spark: Any) -> None:
         )
     plain_rows, checked_rows = _by_key_seq(plain.collect()), _by_key_seq(checked.collect())
     assert plain_rows == checked_rows
-    cloudpickle.register_pickle_by_value(planted_bugs)  # the executors cannot import the tests' helper module
+    cloudpickle.register_pickle_by_value(swapped_shrink)  # the executors cannot import the tests' corpus module
     try:
         planted: dict[str, Any] = {
             "aggregates": {"cat": ("string_concat", "s")},
-            "algorithm": planted_bugs.SwappedShrink,
+            "algorithm": swapped_shrink.SwappedShrink,
         }
         wrong = _by_key_seq(sliding_aggregate(df, **planted, **args).collect())
         assert any(wrong[where]["cat"] != row["cat0"] for where, row in plain_rows.items())
         with pytest.raises(Exception, match="FrameCheckError"):
             sliding_aggregate(df, **planted, check=True, check_fraction=1.0, **args).collect()
     finally:
-        cloudpickle.unregister_pickle_by_value(planted_bugs)
+        cloudpickle.unregister_pickle_by_value(swapped_shrink)
 
 
 @pytest.mark.parametrize(

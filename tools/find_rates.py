@@ -5,7 +5,9 @@ that find it, the median seconds to a shrunk replay and the replay's length.
 Every run is the command line a user types (``swagkit verify --impl … | --exec … --seed S --no-spark``), run
 in-process; "found" is exit status 1 with a finding. Shrinking is switched off for the first measure by leaving
 Hypothesis' shrink phase out of the machines' settings (the search itself is unchanged). The planted bugs come
-from ``tests/`` (Python classes) and ``tests/protocol/daba_lite.c`` (compiled here with ``-DBUG_…``).
+from ``tests/`` (Python classes), ``tests/protocol/daba_lite.c`` (compiled here with ``-DBUG_…``) and the
+compiled-kernel corpus (``tests/planted/kernel_*.py``: a variant build of one extension, measured in a child
+process that loads it; their argv aim ``swagkit verify`` at the registered algorithms).
 
 Usage::
 
@@ -19,6 +21,7 @@ import argparse
 import contextlib
 import io
 import json
+import os
 import re
 import shlex
 import statistics
@@ -33,31 +36,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
 
-#: planted bug -> the ``swagkit verify`` arguments that aim at it (``{exec:FLAG}`` is the C driver built with
-#: ``-DFLAG``)
-TARGETS: dict[str, list[str]] = {
-    "SwappedShrink": ["--impl", "planted_bugs:SwappedShrink", "--monoid", "string_concat"],
-    "MergeSeparatorLast": ["--impl", "planted_bugs:MergeSeparatorLast", "--kind", "ooo", "--monoid", "string_concat"],
-    "ForgetsFailedCombine": [
-        "--impl",
-        "planted_bugs:ForgetsFailedCombine",
-        "--kind",
-        "ooo",
-        "--monoid",
-        "string_concat",
-    ],
-    **{
-        name: ["--impl", f"planted_ooo_bugs:{name}", "--kind", "ooo", "--monoid", "string_concat"]
-        for name in ("InternalKeyBulkNewFirst", "DeepKeyBulkNewFirst", "BulkRepeatDropsLast", "BulkSizeStale")
-    },
-    "StaleSecondQuery": ["--impl", "planted_ooo_bugs:StaleSecondQuery", "--kind", "ooo", "--monoid", "sum_i64"],
-    "BUG_FLIP_ORDER": ["--exec", "{exec:BUG_FLIP_ORDER}", "--monoid", "string_concat"],
-    "BUG_SIZE": ["--exec", "{exec:BUG_SIZE}", "--monoid", "sum_i64"],
-    "BUG_EMPTY_QUERY": ["--exec", "{exec:BUG_EMPTY_QUERY}", "--monoid", "max_i64"],
-    "BUG_CRASH_AT_64": ["--exec", "{exec:BUG_CRASH_AT_64}", "--monoid", "sum_i64"],
-    "BUG_GARBAGE": ["--exec", "{exec:BUG_GARBAGE}", "--monoid", "sum_i64"],
-    "BUG_HANG": ["--exec", "{exec:BUG_HANG}", "--monoid", "max_i64", "--timeout", "1"],
-}
+#: planted bug -> the ``swagkit verify`` arguments that aim at it, read off the corpus (``tests/planted/``, one
+#: file per bug; ``{exec:FLAG}`` is the C driver built with ``-DFLAG``)
+TARGETS: dict[str, list[str]] = {}
 
 
 def _corpus_targets() -> dict[str, list[str]]:
@@ -67,10 +48,13 @@ def _corpus_targets() -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for path in sorted((TESTS / "planted").glob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        argv: list[str] = []
+        bug: dict[str, object] = {}
         for node in tree.body:
             if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "BUG" for t in node.targets):
-                argv = list(ast.literal_eval(node.value)["argv"])
+                bug = dict(ast.literal_eval(node.value))
+        argv = [str(a) for a in bug.get("argv", ())]  # type: ignore[attr-defined]
+        if "flag" in bug:  # an --exec bug: the C driver built with -D<flag>
+            found[str(bug["flag"])] = argv
         for node in tree.body:
             if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
                 found[node.name] = ["--impl", f"planted.{path.stem}:{node.name}", *argv]
@@ -78,6 +62,24 @@ def _corpus_targets() -> dict[str, list[str]]:
 
 
 TARGETS.update(_corpus_targets())
+
+
+def _kernel_targets() -> dict[str, dict[str, object]]:
+    """The compiled-kernel bugs of the corpus (``tests/planted/kernel_*.py``): each ``BUG`` by its file's name
+    (``argv`` aims ``swagkit verify`` at the registered algorithms; ``kernel`` is the header patch)."""
+    import ast
+
+    found: dict[str, dict[str, object]] = {}
+    for path in sorted((TESTS / "planted").glob("kernel_*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "BUG" for t in node.targets):
+                found[path.stem] = dict(ast.literal_eval(node.value))
+    return found
+
+
+#: kernel bug -> its BUG; measured in a child process running the variant build (tests/planted/_variant.py)
+KERNELS = _kernel_targets()
+TARGETS.update({name: list(bug["argv"]) for name, bug in KERNELS.items()})  # type: ignore[call-overload]
 
 
 @dataclass
@@ -114,11 +116,21 @@ def no_shrinking() -> Iterator[None]:
         chosen = original(*args, **kwargs)  # type: ignore[arg-type]
         return chosen.__class__(chosen, phases=[p for p in chosen.phases if p is not Phase.shrink])
 
+    from swagkit.verify import arrays
+
+    original_arrays = arrays.array_settings
+
+    def arrays_without_shrink(examples: int) -> object:
+        chosen = original_arrays(examples)
+        return chosen.__class__(chosen, phases=[p for p in chosen.phases if p is not Phase.shrink])
+
     machines.machine_settings = settings_without_shrink  # type: ignore[assignment]
+    arrays.array_settings = arrays_without_shrink  # type: ignore[assignment]
     try:
         yield
     finally:
         machines.machine_settings = original
+        arrays.array_settings = original_arrays
 
 
 #: flags added to every run (``--extra``): e.g. ``--examples 12`` for the count-only defaults of earlier versions
@@ -165,6 +177,26 @@ def measure(bug: str, argv: list[str], seeds: int, shrunk: int, replay_dir: str)
     return rate
 
 
+def measure_variant(bug: str, seeds: int, shrunk: int, replay_dir: str) -> Rate:
+    """:func:`measure` of a kernel bug, in a child process that loads the variant build in place of the module."""
+    from planted import _variant
+
+    kernel = KERNELS[bug]["kernel"]
+    so = _variant.build(kernel)  # type: ignore[arg-type]
+    code = (
+        f"sys.path[:0] = [{str(ROOT / 'tools')!r}, {str(TESTS)!r}]\n"
+        "import json, find_rates\n"
+        f"find_rates.EXTRA[:] = {EXTRA!r}\n"
+        f"rate = find_rates.measure({bug!r}, {TARGETS[bug]!r}, {seeds}, {shrunk}, {replay_dir!r})\n"
+        "print(json.dumps(find_rates.asdict(rate)))\n"
+    )
+    env = {**os.environ, "SWAGKIT_REPLAY_DIR": replay_dir}
+    child = subprocess.run(_variant.command(kernel, so, code), capture_output=True, text=True, env=env)  # type: ignore[arg-type]
+    if child.returncode != 0:
+        raise SystemExit(f"{bug}: the variant's measure failed\n{child.stderr[-3000:]}")
+    return Rate(**json.loads(child.stdout.strip().splitlines()[-1]))
+
+
 def _cell(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
@@ -189,6 +221,12 @@ def main() -> int:
         print("| bug | found | first failure (s) | shrunk replay (s) | replay steps |")
         print("|---|---:|---:|---:|---:|")
         for bug in args.only or TARGETS:
+            if bug in KERNELS:
+                rate = measure_variant(bug, args.seeds, args.shrunk, str(Path(tmp) / "replays"))
+                rates.append(rate)
+                cells = [_cell(rate.first_failure_s), _cell(rate.shrunk_s), _cell(rate.replay_steps, 0)]
+                print(f"| {bug} | {rate.found}/{rate.seeds} | {' | '.join(cells)} |", flush=True)
+                continue
             argv = [
                 build_driver(a[len("{exec:") : -1], Path(tmp)) if a.startswith("{exec:") else a for a in TARGETS[bug]
             ]

@@ -33,7 +33,7 @@ def run_machine_class(machine: type[RuleBasedStateMachine], max_examples: int, s
     registered algorithm or a user's aggregator is written as a replay file whose path the exception names
     (``exc.swagkit_replay``), checked to reproduce it (``exc.swagkit_reproduces``)."""
     run = {"examples": max_examples, "steps": steps, "seed": seed}
-    with recording.recorded(machine, run, lambda path: replay.reproduces(path, machine)):
+    with recording.recorded(machine, run, lambda path: replay.reproduces(path, machine), _trace_shrinker(machine)):
         run_plain(machine, max_examples, steps, seed)
 
 
@@ -53,3 +53,10 @@ def run_machine(
     machine = make_machine(algorithm_id, monoid_id, implementation, max_window=max_window)
     run_machine_class(machine, examples_for(algorithm_id, max_examples), steps, seed)
     return machine.stats
+
+
+def _trace_shrinker(machine: type[RuleBasedStateMachine]) -> recording.TraceShrinker:
+    """Delta debugging of a failing trace after Hypothesis' shrink (:func:`swagkit.verify.replay.shrunk_trace`),
+    for a part of the machine's shrink budget."""
+    seconds = min(replay.TRACE_SHRINK_SECONDS, getattr(machine, "shrink_seconds", 20.0) / 2)
+    return lambda steps, header: replay.shrunk_trace(machine, header, steps, seconds)

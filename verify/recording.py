@@ -22,6 +22,8 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
+from swagkit.spec.errors import BudgetExceeded
+
 from . import replayfile
 from .errors import describe_exception, first_line
 from .replayfile import registered_header, replay_dir
@@ -166,12 +168,23 @@ def replay_header(machine: Any) -> dict[str, Any] | None:
     return None
 
 
+#: shrinks a failing trace (its steps, the file's header) to ``(trace, failure)``, or ``None`` (nothing removed)
+TraceShrinker = Callable[[Any, dict[str, Any]], "tuple[Any, str] | None"]
+
+
 @contextmanager
-def recorded(machine: Any, run: dict[str, Any], check: Callable[[str], bool] | None = None) -> Iterator[None]:
+def recorded(
+    machine: Any,
+    run: dict[str, Any],
+    check: Callable[[str], bool] | None = None,
+    shrink: TraceShrinker | None = None,
+) -> Iterator[None]:
     """While the block runs ``machine``, be ready to write its counterexample; on a failure write the last
     (shrunk) example as a replay file and name its path on the exception (``exc.swagkit_replay`` and a note).
     ``run``: the run's settings (``examples``, ``steps``, ``seed``), kept in the header; ``check(path)``: whether
-    the file reproduces the failure (``exc.swagkit_reproduces``; a note says so loudly when it does not).
+    the file reproduces the failure (``exc.swagkit_reproduces``; a note says so loudly when it does not);
+    ``shrink(steps, header)``: the trace shrunk further (then the machine's ``last_trace`` and the failure the
+    finding shows, ``exc.swagkit_failure``, are the shrunk run's, so that report and file number steps alike).
     Machines of the kinds with a trace write it (:mod:`swagkit.verify.trace`); the others (several objects
     built from drawn parameters) record their objects' calls for reading and re-run the seeded search."""
     header = replay_header(machine)
@@ -188,7 +201,7 @@ def recorded(machine: Any, run: dict[str, Any], check: Callable[[str], bool] | N
     try:
         yield
     except Exception as exc:
-        _name_replay(exc, partial(write_failure, directory, machine, header, recorder, exc, run), check)
+        _name_replay(exc, partial(write_failure, directory, machine, header, recorder, exc, run, shrink), check)
         raise
     finally:
         if recorder is not None:
@@ -233,18 +246,58 @@ def write_failure(
     recorder: Recorder | None,
     exc: BaseException,
     run: dict[str, Any],
+    shrink: TraceShrinker | None = None,
 ) -> str:
     """Write the replay file of a failed machine run (see :func:`recorded`); its path. Kinds with a trace get
-    the shrunk example's trace; the others a Python-only file that re-runs the same seeded search (``rerun``) and
-    lists the shrunk example's calls for reading."""
+    the shrunk example's trace (shrunk further by ``shrink`` when given); the others a Python-only file that
+    re-runs the same seeded search (``rerun``) and lists the shrunk example's calls for reading."""
     header = {**header, "failure": first_line(describe_exception(exc), 300)}
     if "impl" not in header and "exec" not in header:  # a registered algorithm: its search can run again
         header["rerun"] = {**run, "max_window": machine.max_window}
     trace = machine.last_trace
     if machine.trace_operations and trace is not None and len(trace):
+        shrunk = _shrunk(machine, header, trace, exc, shrink) if shrink is not None else None
+        if shrunk is not None:
+            trace, failure = shrunk
+            header["failure"] = first_line(failure, 300)
         return replayfile.write(directory, header, trace, machine.kind_name)
     instances = recorder.instances if recorder is not None else []
     return write_rerun(directory, {**header, "kind": machine.kind_name}, instances)
+
+
+def _shrunk(
+    machine: Any, header: dict[str, Any], trace: Any, exc: BaseException, shrink: TraceShrinker
+) -> tuple[Any, str] | None:
+    """``shrink``'s trace and failure, made the machine's (see :func:`recorded`), with a note on ``exc``; ``None``
+    when nothing was removed or the shrink itself broke (the Hypothesis-shrunk trace stands)."""
+    before = len(trace)
+    # correctness only: a contract family's finding (misuse, ⊗ faults, a budget) is judged by the machine's rule
+    # around its steps, which a trace run alone does not repeat; and those traces are short already
+    contract = getattr(trace, "family_of_failure", "correctness") != "correctness" or _budget(exc)
+    if contract or any(step.fault is not None for step in trace):
+        return None
+    try:
+        shrunk = shrink(list(trace), header)
+    except Exception as problem:  # the finding stands as Hypothesis shrank it
+        exc.add_note(f"(the trace could not be shrunk further: {type(problem).__name__}: {problem})")
+        return None
+    if shrunk is None:
+        return None
+    trace, failure = shrunk
+    machine.last_trace = trace
+    exc.swagkit_failure = failure  # type: ignore[attr-defined]
+    exc.swagkit_shrunk_from = before  # type: ignore[attr-defined]
+    exc.add_note(f"the trace was shrunk from {before} to {len(trace)} steps by delta debugging")
+    return trace, failure
+
+
+def _budget(exc: BaseException) -> bool:
+    """Whether ``exc`` is (or groups, or was raised from) a broken ⊗ budget."""
+    if isinstance(exc, BudgetExceeded):
+        return True
+    if isinstance(exc, BaseExceptionGroup):
+        return any(_budget(e) for e in exc.exceptions)
+    return exc.__cause__ is not None and _budget(exc.__cause__)
 
 
 def write_rerun(directory: str, header: dict[str, Any], instances: list[Instance]) -> str:

@@ -22,6 +22,7 @@ from swagkit.spec.library import LIBRARY
 from swagkit.spec.monoid import Monoid
 
 from . import registry
+from .arrays import ArrayCase, compare
 from .errors import describe_exception, without_history
 from .faults import with_faults
 from .kinds import Kind
@@ -35,6 +36,7 @@ from .lockstep import Against
 from .options import conformance_monoid, tolerant
 from .replayfile import RERUN, ReplayFile, read
 from .trace import Step, Trace, execute
+from .tracemin import ddmin
 
 __all__ = [
     "ReplayUsageError",
@@ -74,10 +76,12 @@ def run_steps(
     steps: Sequence[Step],
     *,
     contract: Contract | None = None,
+    judge_only: bool = False,
 ) -> tuple[Trace, tuple[int, str] | None]:
     """Run ``steps`` on a new aggregator of ``target`` in ``kind``'s debug wrapper (faults injected again where
     a step says); the trace of this run and ``None``, or ``(number, what went wrong)`` at the first step that
-    fails or disagrees with the steps (number 0: building the aggregator failed)."""
+    fails or disagrees with the steps (number 0: building the aggregator failed; ``judge_only``: only the
+    wrapper's checks judge, see :func:`~swagkit.verify.trace.execute`)."""
     plain = monoid
     faults = None
     if any(s.fault is not None for s in steps):
@@ -91,8 +95,62 @@ def run_steps(
         checked = kind.checked(obj, monoid=plain, algorithm=target.algorithm, facts=target.facts, **within)
     except AssertionError as exc:
         return trace, (0, f"{type(exc).__name__}: {exc}")
-    failure = execute(trace.wrap(checked), steps, lambda got, want: same_output(plain, got, want))
+    failure = execute(
+        trace.wrap(checked), steps, lambda got, want: same_output(plain, got, want), judge_only=judge_only
+    )
     return trace, failure
+
+
+#: the most seconds :func:`shrunk_trace` spends (a part of the shrink budget: Hypothesis has had its share)
+TRACE_SHRINK_SECONDS = 10.0
+
+
+def shrunk_trace(
+    machine: Any, header: Mapping[str, Any], steps: Sequence[Step], seconds: float
+) -> tuple[Trace, str] | None:
+    """``steps`` (a failing machine run's trace) shrunk by delta debugging (:mod:`swagkit.verify.tracemin`),
+    each candidate run on a fresh instance of what ``machine`` verified, judged by the wrapper's checks alone;
+    the shrunk run's trace and its failure, or ``None`` when no step could go (or the steps do not fail again the
+    same way: nothing is changed then)."""
+    target = getattr(machine, "replay_target", None) or _registered_target(header)
+    monoid = target.monoid() if target.monoid is not None else _monoid(header)
+    kind = kind_named(machine.kind_name)
+    contract = Contract.of(header.get("contract")) if header.get("contract") is not None else None
+
+    def run(candidate: Sequence[Step]) -> tuple[Trace, tuple[int, str] | None]:
+        return run_steps(target, kind, monoid, candidate, contract=contract, judge_only=True)
+
+    _, first = run(steps)
+    if first is None or first[0] == 0:
+        return None
+    cut = list(steps[: first[0]])  # the steps after the first failure never matter
+    # the same failure: the same check failing (its exception) at the same operation; and a candidate stays
+    # within the run's contract (a window that is never evicted empty, say): outside it nothing is a finding
+    same = (_failure_sort(first[1]), cut[-1].name)
+
+    def fails(candidate: Sequence[Step]) -> bool:
+        if contract is not None and contract.restricted and not contract.admits((s.name, s.args) for s in candidate):
+            return False
+        failure = run(candidate)[1]
+        return failure is not None and failure[0] > 0 and _same_failure(failure, candidate) == same
+
+    smallest = ddmin(cut, fails, seconds=seconds) if len(cut) > 1 else cut
+    if len(smallest) >= len(steps):
+        return None
+    trace, failure = run(smallest)
+    if failure is None or failure[0] == 0 or _same_failure(failure, smallest) != same:  # pragma: no cover - flaky
+        return None
+    return trace, failure[1]
+
+
+def _same_failure(failure: tuple[int, str], steps: Sequence[Step]) -> tuple[str, str]:
+    """What a failure is, for :func:`shrunk_trace`: the check's exception and the failing step's operation."""
+    return _failure_sort(failure[1]), steps[failure[0] - 1].name
+
+
+def _failure_sort(what: str) -> str:
+    """What kind of failure ``what`` is: its exception's name (``ModelMismatch``, ``ImplementationHang``, …)."""
+    return what.split(":", 1)[0].strip()
 
 
 def replay_file(path: str, target: Target | None = None) -> tuple[ReplayFile, Trace, tuple[int, str] | None]:
@@ -195,7 +253,7 @@ def _registered_target(header: Mapping[str, Any]) -> Target:
 
 def _rerun(how: str) -> Callable[[dict[str, Any], Callable[[str], None]], int]:
     """What re-runs a ``python_only`` ``rerun``, ``diff`` or ``merge`` file."""
-    return {"merge": remerge, "diff": rediff}.get(how, rerun)
+    return {"merge": remerge, "diff": rediff, "arrays": rearray}.get(how, rerun)
 
 
 def _registered_pair(algorithm: str, header: Mapping[str, Any]) -> tuple[Any, Any]:
@@ -238,6 +296,23 @@ def rediff(header: dict[str, Any], say: Callable[[str], None]) -> int:
     again = runner(task, reference, optimized)  # never raises: a crash is a failed result
     agree = f"{header['implementation']} agrees with {header['against']}"
     return _verdict(again, f"the differential run ({task.steps} steps, seed {task.seed})", agree, say)
+
+
+def rearray(header: dict[str, Any], say: Callable[[str], None]) -> int:
+    """``swagkit replay`` of a ``python_only: "arrays"`` file (:mod:`swagkit.verify.arrays`): the recorded call
+    of an array entry point again on the registered ``implementation`` and its twin ``against`` (``window_sum``:
+    the compiled kernel and its pure-Python twin): 1 while they still differ, 0 once they agree."""
+    try:
+        case = ArrayCase.of(header["case"])
+    except (TypeError, KeyError, ValueError) as exc:
+        raise ReplayUsageError(f"the replay file's array call is malformed: {exc}") from None
+    subjects = None if case.algorithm is None else _registered_pair(case.algorithm, header)
+    problem = compare(case, subjects[1], subjects[0]) if subjects is not None else compare(case, None, None)
+    if not problem:
+        say(f"replay: PASS, {case.entry} agrees with its twin ({len(case.values)} values, window {case.window})")
+        return 0
+    say(f"replay: FAIL, {case.describe()}:\n  {problem}")
+    return 1
 
 
 def remerge(header: dict[str, Any], say: Callable[[str], None]) -> int:

@@ -93,7 +93,7 @@ def replay_dir() -> str:
 #: the file (and protocol) kind of each swagkit kind with a trace
 PROTOCOL_KINDS = {"fifo": "fifo", "out_of_order": "ooo"}
 #: the kinds whose files re-run a whole search or task (``python_only``) instead of a trace
-RERUN = ("rerun", "diff", "merge")
+RERUN = ("rerun", "diff", "merge", "arrays")
 #: what a step line may hold beyond its arguments
 _STEP_KEYS = {"op", "id", "expect", "expect_repr", "error", "failed", "family", "fault", "repr"}
 
@@ -184,7 +184,8 @@ def save(directory: str, head: Mapping[str, Any], rows: Sequence[Mapping[str, An
     named after the kind, the implementation and the monoid, with a hash of the content."""
     body = [json.dumps(head)] + [json.dumps(row) for row in rows]
     text = "\n".join(body) + "\n"
-    who = head.get("impl") or head.get("exec") or f"{head.get('algorithm', 'impl')}_{head.get('implementation', '')}"
+    what = head.get("algorithm") or head.get("entry") or "impl"  # an array file of window_sum names no algorithm
+    who = head.get("impl") or head.get("exec") or f"{what}_{head.get('implementation', '')}"
     parts = (head["kind"], who, head["monoid"])
     name = "-".join(re.sub(r"\W+", "_", str(part)).strip("_")[:40] for part in parts)
     os.makedirs(directory, exist_ok=True)

@@ -22,18 +22,22 @@ import shlex
 import time
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hypothesis.reporting import with_reporter
 
 from swagkit.spec.errors import BudgetExceeded
 
+from .arrays import WINDOW_SUM, ArrayCase, compare, entry_point, rows_of, search_arrays
 from .errors import describe_exception, first_line, is_failure
+from .kinds.base import Subject
 from .kinds.machines import DEFAULT_MAX_WINDOW, DEFAULT_SHRINK_SECONDS, KindMachine, MachineStats
 from .laws import check_monoid
 from .machine import run_machine_class
-from .registry import Combo, examples_for, make_machine
+from .registry import Combo, algorithm, examples_for, make_machine, subject
+from .replayfile import VERSION, replay_dir, save
+from .strategies import strategy_for
 from .trace import SKIP_FLAGS, Step, describe
 
 __all__ = [
@@ -53,7 +57,7 @@ __all__ = [
 class Task:
     """One unit of verification: a machine run for ``combo``, or (``combo is None``) the laws of ``monoid``."""
 
-    kind: str  # "machine" or "laws"
+    kind: str  # "machine", "laws" or "arrays" (an array entry point: swagkit.verify.arrays)
     monoid: str
     combo: Combo | None = None
     examples: int = 30
@@ -67,6 +71,9 @@ class Task:
 
     @property
     def name(self) -> str:
+        if self.kind == "arrays":
+            who = f"{self.combo.algorithm} × " if self.combo is not None else ""
+            return f"{who}{self.monoid} arrays" if who else f"{WINDOW_SUM} × {self.monoid}"
         return self.combo.label if self.combo is not None else f"laws × {self.monoid}"
 
 
@@ -83,6 +90,8 @@ class Finding:
     replay: str = ""
     reproduces: bool | None = None
     protocol: str = ""
+    #: the trace's length before :mod:`swagkit.verify.tracemin` shrank it further (0: it did not)
+    shrunk_from: int = 0
 
     @property
     def headline(self) -> str:
@@ -152,7 +161,8 @@ def _has(exc: BaseException, kind: type[BaseException]) -> bool:
 def finding_of(exc: BaseException, machine: type[KindMachine], protocol: Callable[[], str] | None = None) -> Finding:
     """The :class:`Finding` of a machine's failure ``exc`` (its replay file named on it by the run)."""
     trace = machine.last_trace
-    failure = describe_exception(exc, notes=False)
+    # a trace shrunk after Hypothesis (delta debugging) failed with its own message, numbered like its steps
+    failure = getattr(exc, "swagkit_failure", None) or describe_exception(exc, notes=False)
     return Finding(
         family_of(exc, machine),
         failure,
@@ -160,6 +170,7 @@ def finding_of(exc: BaseException, machine: type[KindMachine], protocol: Callabl
         str(getattr(exc, "swagkit_replay", "")),
         getattr(exc, "swagkit_reproduces", None),
         protocol() if protocol is not None else "",
+        getattr(exc, "swagkit_shrunk_from", 0),
     )
 
 
@@ -289,7 +300,13 @@ def reproduce_command(task: Task, seed: int | None = None, examples: int | None 
     seed = task.seed if seed is None else seed
     examples = task.examples if examples is None else examples
     args = ["swagkit", "verify"]
-    if task.combo is not None:
+    if task.kind == "arrays":  # the array tasks of this selection (the machine's run too), the same seeds
+        examples //= ARRAY_EXAMPLES_PER_EXAMPLE * (4 if task.combo is None else 1)  # window_sum: 4x (main_job)
+        if task.combo is not None:
+            args += ["--algorithm", task.combo.algorithm]
+        args += ["--monoid", task.monoid, "--implementation", "optimized", "--no-laws", "--no-spark"]
+        args += ["--steps", str(task.steps)]
+    elif task.combo is not None:
         args += ["--algorithm", task.combo.algorithm, "--monoid", task.monoid]
         args += ["--implementation", task.combo.implementation, "--no-laws", "--no-spark"]
         args += ["--steps", str(task.steps), "--max-window", str(task.max_window)]
@@ -299,9 +316,90 @@ def reproduce_command(task: Task, seed: int | None = None, examples: int | None 
     return " ".join(shlex.quote(a) for a in args)
 
 
+#: an array task's examples per ``--examples`` (one array example is a whole run of up to 160 operations)
+ARRAY_EXAMPLES_PER_EXAMPLE = 6
+
+
+def run_array_task(task: Task) -> Outcome:
+    """An array entry point's search (:mod:`swagkit.verify.arrays`): the first failing call, shrunk, as a
+    finding with its replay file."""
+    start = time.perf_counter()
+    c = task.combo
+    try:
+        if c is not None:
+            implementation = subject(c.algorithm, c.implementation)
+            subjects: tuple[Subject, Subject] | None = (implementation, subject(c.algorithm, "reference"))
+            entry = entry_point(implementation, algorithm(c.algorithm).kind.name) or ""
+        else:
+            subjects, entry = None, WINDOW_SUM
+        values = strategy_for(task.monoid)
+    except Exception as exc:  # the registry cannot build this task: swagkit's error
+        return Outcome(task.name, "ERROR", time.perf_counter() - start, error=describe_exception(exc), task=task)
+    found: list[tuple[ArrayCase, str]] = []
+
+    def run_round(base_seed: int, examples: int) -> Outcome:
+        began = time.perf_counter()
+        seed = task_seed(base_seed, task.name)
+        try:
+            case, problem = search_arrays(
+                entry,
+                c.algorithm if c else None,
+                task.monoid,
+                subjects,
+                values,
+                examples=examples,
+                seed=seed,
+                shrink_seconds=task.shrink_seconds,
+            )
+        except Exception as exc:  # a crash of swagkit's own check (a failure of the code under test is a case)
+            return Outcome(task.name, "ERROR", time.perf_counter() - began, error=describe_exception(exc))
+        findings = []
+        if case is not None:
+            found.append((case, problem))
+            findings.append(Finding("correctness", f"AssertionError: {case.describe()}:\n{problem}"))
+        took = time.perf_counter() - began
+        return Outcome(task.name, "FAIL" if findings else "PASS", took, examples, 0, findings)
+
+    if task.seconds is None:
+        outcome = run_round(task.seed, task.examples)
+    else:
+        outcome = search_rounds(run_round, seconds=task.seconds, examples=task.examples, seed=task.seed)
+    outcome.task = task
+    if found and outcome.findings:
+        case, problem = found[-1]
+        path = write_arrays(case, problem, c.implementation if c else "optimized")
+        again = compare(case, *(subjects or (None, None)))
+        outcome.findings[-1] = replace(outcome.findings[-1], replay=path, reproduces=bool(again))
+        details = outcome.details
+        outcome.reproduce = reproduce_command(
+            task, details.get("seed", task.seed), details.get("examples", task.examples)
+        )
+    outcome.details = {"rounds": outcome.details.get("rounds", 1)}
+    return outcome
+
+
+def write_arrays(case: ArrayCase, problem: str, implementation: str) -> str:
+    """The replay file of an array entry point's failing call (``python_only: "arrays"``)."""
+    head = {
+        "op": "hello",
+        "swagkit_replay": VERSION,
+        "kind": "arrays",
+        "algorithm": case.algorithm,
+        "entry": case.entry,
+        "implementation": implementation,
+        "against": "reference",
+        "monoid": case.monoid,
+        "python_only": "arrays",
+        "case": case.as_dict(),
+    }
+    return save(replay_dir(), head, rows_of(case, problem))
+
+
 def run_task(task: Task) -> Outcome:
     """Run ``task``; never raises for a verification failure (it is reported in the :class:`Outcome`)."""
     seed = task_seed(task.seed, task.name)
+    if task.kind == "arrays":
+        return run_array_task(task)
     if task.combo is not None:
         c = task.combo
         start = time.perf_counter()

@@ -264,12 +264,17 @@ def _first_line(exc: BaseException) -> str:
 
 
 def execute(
-    traced: Traced, steps: Sequence[Step], same: Callable[[Any, Any], bool] | None = None
+    traced: Traced,
+    steps: Sequence[Step],
+    same: Callable[[Any, Any], bool] | None = None,
+    *,
+    judge_only: bool = False,
 ) -> tuple[int, str] | None:
     """Run ``steps`` on ``traced`` (a wrapper recording into its own trace), arming each step's injected fault
     on the trace's injector; ``None`` when every step passes the wrapper's checks and agrees with what the steps
     recorded (the same refusal; the same answer by ``same``, when given), else ``(number, what went wrong)``
-    for the first step that does not."""
+    for the first step that does not. ``judge_only``: what the steps recorded is not compared (a shrunk
+    trace's steps meet a different state): only the wrapper's checks judge."""
     faults = traced.trace.faults
     for number, want in enumerate(steps, 1):
         if want.fault is not None:
@@ -286,12 +291,16 @@ def execute(
             code = refusal_code(exc)
             if not code:
                 return number, f"raised {type(exc).__name__}: {exc}"
+            if judge_only:
+                continue
             if not want.refused and want.answer is not NO_ANSWER:
                 return number, f"refused ({code}: {exc}), the file expects {_REPR.repr(want.answer)}"
             continue
         finally:
             if faults is not None:
                 faults.disarm()
+        if judge_only:
+            continue
         if want.refused:
             return number, f"returned {_REPR.repr(got)}, the model refuses it ({want.refused})"
         if same is not None and want.answer is not NO_ANSWER and not same(got, want.answer):

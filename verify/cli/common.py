@@ -110,7 +110,8 @@ def print_findings(outcome: Outcome, how: str, out: TextIO) -> None:
     for f in outcome.findings:
         print(f"\n{'=' * 20} FAIL: {outcome.name} -- {_family_title(f)} {'=' * 20}", file=out)
         if f.trace:
-            print(f"counterexample ({len(f.trace)} steps, shrunk):", file=out)
+            more = f"; {f.shrunk_from} before delta debugging" if f.shrunk_from else ""
+            print(f"counterexample ({len(f.trace)} steps, shrunk{more}):", file=out)
             print("\n".join("  " + line for line in f.describe().splitlines()), file=out)
         print(without_history(f.failure), file=out)
         if f.protocol:

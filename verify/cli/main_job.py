@@ -36,7 +36,7 @@ from swagkit.spec.library import LIBRARY
 from .. import registry
 from ..kinds.machines import DEFAULT_MAX_WINDOW, DEFAULT_SHRINK_SECONDS
 from ..options import MAX_WINDOW_LIMIT, UsageError
-from ..runner import Outcome, Task, run_task
+from ..runner import ARRAY_EXAMPLES_PER_EXAMPLE, Outcome, Task, run_task
 from ..strategies import strategy_for
 from .common import Progress, print_findings, table
 from .own import DEFAULT_OWN_BUDGET, add_own_arguments, options_of, own_command
@@ -220,10 +220,11 @@ def plan(args: argparse.Namespace, err: TextIO) -> tuple[list[Task], dict[str, i
                 continue
             task = Task("machine", combo.monoid, combo, examples, steps, args.seed, args.max_window)
             tasks.append(replace(task, shrink_seconds=args.shrink_budget))
+        tasks += array_tasks(tasks, monoids, examples, steps, args)
         if args.budget is not None:  # each combination's share of the seconds, the workers running side by side
-            machines = sum(1 for t in tasks if t.combo is not None)
-            share = args.budget * args.jobs / max(machines, 1)
-            tasks = [replace(t, seconds=share) if t.combo is not None else t for t in tasks]
+            searches = sum(1 for t in tasks if t.kind != "laws")
+            share = args.budget * args.jobs / max(searches, 1)
+            tasks = [replace(t, seconds=share) if t.kind != "laws" else t for t in tasks]
         if not any(t.combo is not None for t in tasks):
             reasons = "; ".join(f"{n} × {r}" for r, n in sorted(skipped.items())) or "no combination selected"
             print(f"swagkit verify: the selection runs no combination ({reasons}); nothing was verified", file=err)
@@ -239,6 +240,38 @@ def plan(args: argparse.Namespace, err: TextIO) -> tuple[list[Task], dict[str, i
                 )
                 return 3
     return tasks, skipped
+
+
+def array_tasks(
+    tasks: Sequence[Task], monoids: Sequence[str], examples: int, steps: int, args: argparse.Namespace
+) -> list[Task]:
+    """The array entry points' tasks (:mod:`swagkit.verify.arrays`) of the planned machine runs of a compiled
+    implementation: one per combination whose class has an entry point and whose monoid a typed kernel (a fast
+    path), and ``window_sum``'s per sum monoid when no ``--algorithm`` narrows the run."""
+    from ..arrays import entry_point
+
+    n = examples * ARRAY_EXAMPLES_PER_EXAMPLE
+    out: list[Task] = []
+    compiled = {
+        t.combo.implementation
+        for t in tasks
+        if t.combo is not None and registry.IMPLEMENTATIONS[t.combo.implementation].compiled()
+    }
+    for t in tasks:
+        c = t.combo
+        if c is None or c.implementation not in compiled or LIBRARY[c.monoid].factory().fast_path is None:
+            continue
+        sub = registry.subject(c.algorithm, c.implementation)
+        if sub.factory is registry.resolve_class(c.algorithm, "reference"):
+            continue  # the class is the reference's own: nothing to compare
+        if entry_point(sub, registry.algorithm(c.algorithm).kind.name) is not None:
+            out.append(replace(t, kind="arrays", examples=n))
+    if "optimized" in compiled and not args.algorithm:
+        # four times the examples: a call is one kernel run and its twin's (no structure, no model), milliseconds
+        for m in ("sum_f64", "sum_i64"):
+            if m in monoids:
+                out.append(Task("arrays", m, None, 4 * n, steps, args.seed, shrink_seconds=args.shrink_budget))
+    return out
 
 
 def _machine_skip(combo: registry.Combo) -> str | None:
@@ -286,10 +319,12 @@ def verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if isinstance(planned, int):
         return planned
     tasks, skipped = planned
-    machines = sum(1 for t in tasks if t.combo is not None)
-    laws = len(tasks) - machines
+    machines = sum(1 for t in tasks if t.kind == "machine")
+    arrays = sum(1 for t in tasks if t.kind == "arrays")
+    laws = len(tasks) - machines - arrays
     print(
         f"swagkit verify: {laws} monoid law sets + {machines} combinations"
+        + (f" + {arrays} array entry points" if arrays else "")
         + (f", {examples} examples × {steps} steps" if machines else "")
         + (f" then rounds of further seeds for --budget {args.budget:g} s" if machines and args.budget else "")
         + f", seed {args.seed}, {args.jobs} job(s)",
@@ -492,11 +527,12 @@ def print_summary(
         rows = [["algorithm", "monoid", "impl", "examples", "steps", "result", "time"]]
         for r in results:
             c = r.task.combo if r.task is not None else None
+            is_array = r.task is not None and r.task.kind == "arrays"
             rows.append(
                 [
-                    c.algorithm if c else "laws",
+                    (f"{c.algorithm} arrays" if c else "window_sum") if is_array else c.algorithm if c else "laws",
                     r.task.monoid if r.task is not None else r.name,
-                    c.implementation if c else "-",
+                    c.implementation if c else "optimized" if is_array else "-",
                     str(r.examples) if not r.failed else "-",
                     str(r.steps) if c and not r.failed else "-",
                     r.status + (f" ({r.note})" if r.note and not r.failed else ""),
@@ -508,7 +544,11 @@ def print_summary(
         groups: dict[tuple[str, str], list[Outcome]] = {}
         for r in results:
             c = r.task.combo if r.task is not None else None
-            groups.setdefault((c.algorithm, c.implementation) if c else ("laws", "-"), []).append(r)
+            if r.task is not None and r.task.kind == "arrays":
+                key = (f"{c.algorithm} arrays" if c else "window_sum", c.implementation if c else "optimized")
+            else:
+                key = (c.algorithm, c.implementation) if c else ("laws", "-")
+            groups.setdefault(key, []).append(r)
         for (algorithm, impl), rs in groups.items():
             failed = sum(r.failed for r in rs)
             rows.append(
@@ -528,12 +568,15 @@ def print_summary(
     failures = [r for r in results if r.failed]
     for r in failures:
         print_findings(r, "", out)
-    machines = sum(1 for r in results if r.task is not None and r.task.combo is not None)
+    machines = sum(1 for r in results if r.task is not None and r.task.kind == "machine")
+    arrays = sum(1 for r in results if r.task is not None and r.task.kind == "arrays")
     if failures:
         print(f"\nFAILED: {len(failures)} of {len(results)} tasks failed ({elapsed:.1f}s, seed {seed})", file=out)
     else:
         print(
-            f"\nOK: {machines} combinations and {len(results) - machines} monoid law sets passed "
+            f"\nOK: {machines} combinations"
+            + (f", {arrays} array entry points" if arrays else "")
+            + f" and {len(results) - machines - arrays} monoid law sets passed "
             f"in {elapsed:.1f}s (seed {seed})",
             file=out,
         )

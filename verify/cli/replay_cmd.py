@@ -9,7 +9,7 @@ from typing import Any, TextIO
 
 from .. import replay
 from ..guard import Deadline, Guarded
-from ..options import Options, load, resolve_monoid
+from ..options import Options, UserFacts, load, resolve_monoid
 from ..process import ProcessFailure, process_factory
 from ..replayfile import KIND_OF_FILE, ReplayFileError, read
 
@@ -60,7 +60,15 @@ def replay_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 return 2
         tolerance = header.get("tolerance") if isinstance(header.get("tolerance"), (int, float)) else None
         monoid = resolve_monoid(args.monoid, tolerance=tolerance).factory if args.monoid else None
-        target = replay.Target(factory, guard=guard, monoid=monoid)
+        # the facts the run had: the checker and ⊗ budget it named (none: the model's checks alone), so that the
+        # replay judges each step as the run did and fails where it failed
+        checker, budget = header.get("checker"), header.get("budget")
+        facts = UserFacts(
+            str(header.get("impl") or header.get("exec")),
+            checker if isinstance(checker, str) else None,
+            budget if isinstance(budget, str) else None,
+        )
+        target = replay.Target(factory, facts=facts, guard=guard, monoid=monoid)
     elif args.monoid:
         print("swagkit replay: --monoid goes with --impl or --exec", file=err)
         return 2

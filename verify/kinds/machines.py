@@ -226,7 +226,7 @@ def run_machine_class(machine: type[RuleBasedStateMachine], max_examples: int, s
     if seed is not None:
         hypothesis.seed(seed)(machine)
     shrink = getattr(machine, "shrink_seconds", DEFAULT_SHRINK_SECONDS)
-    with _no_local_constants(), shrink_deadline(shrink):
+    with no_local_constants(), shrink_deadline(shrink):
         run_state_machine_as_test(machine, settings=machine_settings(max_examples, steps))
 
 
@@ -253,7 +253,7 @@ def shrink_deadline(seconds: float) -> Iterator[None]:
 
 
 @contextmanager
-def _no_local_constants() -> Iterator[None]:
+def no_local_constants() -> Iterator[None]:
     """Draw without the literals Hypothesis collects from the source of every "local" module imported so far.
 
     Hypothesis (≥ 6.131) now and then draws a constant found in the source of the modules loaded from outside
