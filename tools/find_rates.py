@@ -124,13 +124,18 @@ def no_shrinking() -> Iterator[None]:
         chosen = original_arrays(examples)
         return chosen.__class__(chosen, phases=[p for p in chosen.phases if p is not Phase.shrink])
 
+    from swagkit.verify import replay
+
+    original_trace_shrink = replay.shrunk_trace
     machines.machine_settings = settings_without_shrink  # type: ignore[assignment]
     arrays.array_settings = arrays_without_shrink  # type: ignore[assignment]
+    replay.shrunk_trace = lambda *args, **kwargs: None  # no delta debugging of the trace either
     try:
         yield
     finally:
         machines.machine_settings = original
         arrays.array_settings = original_arrays
+        replay.shrunk_trace = original_trace_shrink
 
 
 #: flags added to every run (``--extra``): e.g. ``--examples 12`` for the count-only defaults of earlier versions

@@ -13,12 +13,12 @@ from swagkit.reference import FiBA
 BUG = {
     "argv": ["--kind", "ooo", "--monoid", "string_concat"],
     "origin": "notes 003 §6: artifact issue #77, rebalanceAfterEvict without hitLeft |= sibling.leftSpine",
-    # tools/find_rates.py --seeds 20 --shrunk 1 at the defaults (--budget 30, --jobs 2), 2026-11-28: seeds that
-    # find it, median seconds to the first failure (shrinking off), seconds to a shrunk replay, its steps
+    # tools/find_rates.py --seeds 20 --shrunk 1 at the defaults (--budget 30, --jobs 2), 2026-11-28 (stop 32): seeds
+    # that find it, median seconds to the first failure (shrinking off), seconds to a shrunk replay, its steps
     "found": "20/20",
-    "find_s": 3.37,
-    "shrink_s": 31.79,
-    "replay_steps": 13,
+    "find_s": 1.99,
+    "shrink_s": 26.93,
+    "replay_steps": 9,
 }
 
 

@@ -14,12 +14,12 @@ from swagkit.reference import FiBA
 BUG = {
     "argv": ["--kind", "ooo", "--monoid", "string_concat"],
     "origin": "notes 003 §7 item 1: the artifact's doBulkLocalInsert forwards a ride-along without consolidating",
-    # tools/find_rates.py --seeds 20 --shrunk 1 at the defaults (--budget 30, --jobs 2), 2026-11-28: seeds that
-    # find it, median seconds to the first failure (shrinking off), seconds to a shrunk replay, its steps
+    # tools/find_rates.py --seeds 20 --shrunk 1 at the defaults (--budget 30, --jobs 2), 2026-11-28 (stop 32): seeds
+    # that find it, median seconds to the first failure (shrinking off), seconds to a shrunk replay, its steps
     "found": "20/20",
-    "find_s": 0.23,
-    "shrink_s": 15.31,
-    "replay_steps": 7,
+    "find_s": 0.20,
+    "shrink_s": 12.99,
+    "replay_steps": 3,
 }
 
 

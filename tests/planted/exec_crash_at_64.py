@@ -8,10 +8,10 @@ BUG = {
     "argv": ["--exec", "{exec:BUG_CRASH_AT_64}", "--monoid", "sum_i64"],
     "flag": "BUG_CRASH_AT_64",
     "origin": "a fixed-size buffer overflowing at its capacity",
-    # tools/find_rates.py --seeds 20 --shrunk 1 at the defaults (--budget 30, --jobs 2), 2026-11-28 (stop 31): seeds
+    # tools/find_rates.py --seeds 20 --shrunk 1 at the defaults (--budget 30, --jobs 2), 2026-11-28 (stop 32): seeds
     # that find it, median seconds to the first failure (shrinking off), seconds to a shrunk replay, its steps
     "found": "20/20",
-    "find_s": 0.32,
-    "shrink_s": 2.8,
-    "replay_steps": 6,
+    "find_s": 0.34,
+    "shrink_s": 2.63,
+    "replay_steps": 1,
 }

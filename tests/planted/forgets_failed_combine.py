@@ -9,11 +9,11 @@ from swagkit.reference.fiba import FiBA
 BUG = {
     "argv": ["--kind", "ooo", "--monoid", "string_concat"],
     "origin": "issue 12: exception safety of a user's ⊗ (a structure that forgets it failed)",
-    # tools/find_rates.py --seeds 20 --shrunk 1 at the defaults (--budget 30, --jobs 2), 2026-11-28 (stop 31): seeds
+    # tools/find_rates.py --seeds 20 --shrunk 1 at the defaults (--budget 30, --jobs 2), 2026-11-28 (stop 32): seeds
     # that find it, median seconds to the first failure (shrinking off), seconds to a shrunk replay, its steps
     "found": "20/20",
-    "find_s": 0.85,
-    "shrink_s": 4.0,
+    "find_s": 0.39,
+    "shrink_s": 2.22,
     "replay_steps": 7,
 }
 

@@ -14,7 +14,7 @@ BUG = {
     # call (the whole run: every failing array task shrinks), and the replay: one call
     "found": "20/20",
     "find_s": 2.81,
-    "shrink_s": 2.64,
+    "shrink_s": 2.84,
     "replay_steps": 1,
     "kernel": {
         "module": "_slickdeque",

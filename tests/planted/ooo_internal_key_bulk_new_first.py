@@ -11,12 +11,12 @@ from swagkit.reference import FiBA
 BUG = {
     "argv": ["--kind", "ooo", "--monoid", "string_concat"],
     "origin": "issue 14's opening: a public C++ FiBA's bulk insert at an internal node's key",
-    # tools/find_rates.py --seeds 20 --shrunk 1 at the defaults (--budget 30, --jobs 2), 2026-11-28 (stop 31): seeds
+    # tools/find_rates.py --seeds 20 --shrunk 1 at the defaults (--budget 30, --jobs 2), 2026-11-28 (stop 32): seeds
     # that find it, median seconds to the first failure (shrinking off), seconds to a shrunk replay, its steps
     "found": "20/20",
-    "find_s": 0.36,
-    "shrink_s": 20.3,
-    "replay_steps": 7,
+    "find_s": 0.19,
+    "shrink_s": 16.37,
+    "replay_steps": 3,
 }
 
 

@@ -9,12 +9,12 @@ from swagkit.reference.daba_lite import DABALite
 BUG = {
     "argv": ["--monoid", "string_concat"],
     "origin": "paper 000 §5: the fixup's shrink case, operands in the wrong order",
-    # tools/find_rates.py --seeds 20 --shrunk 1 at the defaults (--budget 30, --jobs 2), 2026-11-28 (stop 31): seeds
+    # tools/find_rates.py --seeds 20 --shrunk 1 at the defaults (--budget 30, --jobs 2), 2026-11-28 (stop 32): seeds
     # that find it, median seconds to the first failure (shrinking off), seconds to a shrunk replay, its steps
     "found": "20/20",
-    "find_s": 0.25,
-    "shrink_s": 6.6,
-    "replay_steps": 7,
+    "find_s": 0.21,
+    "shrink_s": 5.73,
+    "replay_steps": 4,
 }
 
 

@@ -214,7 +214,7 @@ def plan(args: argparse.Namespace, err: TextIO) -> tuple[list[Task], dict[str, i
     skipped: dict[str, int] = {}
     if not args.laws_only:
         for combo in registry.combos(algos, monoids, impls):
-            reason = combo.skip or _machine_skip(combo)
+            reason = combo.skip or _machine_skip(combo) or _same_class_skip(combo, impls)
             if reason is not None:
                 skipped[reason] = skipped.get(reason, 0) + 1
                 continue
@@ -272,6 +272,17 @@ def array_tasks(
             if m in monoids:
                 out.append(Task("arrays", m, None, 4 * n, steps, args.seed, shrink_seconds=args.shrink_budget))
     return out
+
+
+def _same_class_skip(combo: registry.Combo, impls: Sequence[str]) -> str | None:
+    """Why ``combo`` need not run: its implementation's class *is* the reference's (``recalc``'s optimized
+    entry), which the same run verifies under ``reference`` -- the same machine twice would only spend time."""
+    if combo.implementation == "reference" or "reference" not in impls:
+        return None
+    cls = registry.resolve_class(combo.algorithm, combo.implementation)
+    if cls is not None and cls is registry.resolve_class(combo.algorithm, "reference"):
+        return "the implementation's class is the reference's (verified once, under reference)"
+    return None
 
 
 def _machine_skip(combo: registry.Combo) -> str | None:
