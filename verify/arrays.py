@@ -16,14 +16,15 @@ with repeats and stragglers) and compares every answer with the twin's:
 A refusal (a NaN, an out-of-range value) must be the same exception type on both sides. Which entry point a
 class has is read off the class (``slide``) and its kind, never off an algorithm id. A failure is shrunk by
 Hypothesis within the shrink budget and written as a ``python_only: "arrays"`` replay file holding the call's
-arguments as data; ``swagkit replay FILE`` makes the call again on both sides (:func:`replay_case`).
+arguments as data (:func:`write_replay`); ``swagkit replay FILE`` makes the call again on both sides
+(:func:`swagkit.verify.replay.rearray`).
 """
 
 from __future__ import annotations
 
 import array
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -36,6 +37,7 @@ from swagkit.spec.monoid import fold
 
 from .kinds.base import Subject
 from .kinds.machines import no_local_constants, shrink_deadline
+from .replayfile import VERSION, replay_dir, save
 
 __all__ = [
     "MAX_LENGTH",
@@ -45,6 +47,7 @@ __all__ = [
     "entry_point",
     "compare",
     "search_arrays",
+    "write_replay",
 ]
 
 #: the longest array drawn (the kernels' block and node cases all occur well below it at the windows drawn)
@@ -53,10 +56,13 @@ MAX_LENGTH = 160
 MAX_WINDOW = 40
 #: the entry point that belongs to a monoid, not a class
 WINDOW_SUM = "window_sum"
-#: the buffer type of each typed monoid's values
-_TYPECODE = {"sum_f64": "d", "max_f64": "d", "min_f64": "d", "sum_i64": "q", "max_i64": "q", "min_i64": "q"}
-#: the monoids whose answers are exact (selection or integer arithmetic): compared with every frame's fold too
-_EXACT = frozenset({"max_f64", "min_f64", "sum_i64", "max_i64", "min_i64"})
+
+
+def _typecode(monoid_id: str) -> str | None:
+    """The ``array.array`` typecode of a typed library monoid's values (its fast path's kind: ``*_f64`` C doubles,
+    ``*_i64`` int64), ``None`` for an untyped one."""
+    kind = LIBRARY[monoid_id].factory().fast_path
+    return None if kind is None else "d" if kind.endswith("_f64") else "q"
 
 
 @dataclass(frozen=True)
@@ -76,12 +82,13 @@ class ArrayCase:
     def describe(self) -> str:
         who = f"{self.algorithm} " if self.algorithm else ""
         args = f"times={self.time_arguments()!r}, " if self.entry == "slide" else ""
-        vals = f"array({_TYPECODE[self.monoid]!r}, {list(self.values)!r})" if self.buffer else repr(list(self.values))
+        vals = f"array({_typecode(self.monoid)!r}, {list(self.values)!r})" if self.buffer else repr(list(self.values))
         return f"{who}{self.entry}({self.monoid}, {args}values={vals}, window={self.window})"
 
     def arguments(self) -> Any:
         """The values as the call passes them: a list, or an ``array.array`` when :attr:`buffer`."""
-        return array.array(_TYPECODE[self.monoid], self.values) if self.buffer else list(self.values)
+        code = _typecode(self.monoid)
+        return array.array(code, self.values) if self.buffer and code is not None else list(self.values)
 
     def time_arguments(self) -> Any:
         """The times as ``slide`` gets them: a list, or (:attr:`buffer`) an ``array.array`` of int64 or doubles,
@@ -172,7 +179,7 @@ def compare(case: ArrayCase, implementation: Subject | None, twin: Subject | Non
         got, gerr = _call(lambda: window_array(implementation.factory, monoid, values, w))
         want, werr = _call(lambda: window_array(twin.factory, monoid, values, w))
         problem = _differs(got, gerr, want, werr, "the reference class")
-        if not problem and want is not None and case.monoid in _EXACT:
+        if not problem and want is not None and monoid.tolerance == "exact":  # selection or integer arithmetic
             xs = list(case.values)
             frames = [
                 monoid.lower(fold(monoid, [monoid.lift(v) for v in xs[max(0, i - w + 1) : i + 1]]))
@@ -206,7 +213,7 @@ def cases(
     def draw(data: st.DrawFn) -> ArrayCase:
         # the shape first (how the values are passed, the length, where a NaN goes), then the values: drawn after
         # the values, the flags came out correlated with them (a NaN in the last slot of a C buffer in 2 of 72)
-        buffer = monoid_id in _TYPECODE and data(st.booleans())
+        buffer = _typecode(monoid_id) is not None and data(st.booleans())
         # the length drawn, not left to the list: Hypothesis' lists stay short (a dozen items at most in 48 draws)
         n = data(st.one_of(st.integers(0, 24), st.integers(0, MAX_LENGTH)))
         nan_at = None
@@ -278,6 +285,20 @@ def search_arrays(
     return None, ""
 
 
-def rows_of(case: ArrayCase, problem: str) -> Sequence[dict[str, Any]]:
-    """The reading rows of an arrays replay file: the call and what differed."""
-    return [{"op": case.entry, "id": 1, "repr": case.describe()[:300]}, {"op": "differs", "id": 1, "repr": problem}]
+def write_replay(case: ArrayCase, problem: str, implementation: str) -> str:
+    """The replay file of a failing call (``python_only: "arrays"``: the call as data, then reading rows: the call
+    and what differed); its path."""
+    head = {
+        "op": "hello",
+        "swagkit_replay": VERSION,
+        "kind": "arrays",
+        "algorithm": case.algorithm,
+        "entry": case.entry,
+        "implementation": implementation,
+        "against": "reference",
+        "monoid": case.monoid,
+        "python_only": "arrays",
+        "case": case.as_dict(),
+    }
+    rows = [{"op": case.entry, "id": 1, "repr": case.describe()[:300]}, {"op": "differs", "id": 1, "repr": problem}]
+    return save(replay_dir(), head, rows)

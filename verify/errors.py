@@ -18,6 +18,7 @@ __all__ = [
     "InvariantViolationAt",
     "BudgetExceededAt",
     "ModelMismatchAt",
+    "contains",
     "describe_exception",
     "first_line",
     "is_failure",
@@ -84,6 +85,13 @@ def describe_exception(exc: BaseException, *, notes: bool = True) -> str:
     if not notes:
         return f"{type(exc).__qualname__}: {exc}"
     return "".join(traceback.format_exception_only(exc)).rstrip()
+
+
+def contains(exc: BaseException, kind: type[BaseException]) -> bool:
+    """Whether ``exc`` is a ``kind``, or an exception group holding one (at any depth)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return any(contains(e, kind) for e in exc.exceptions)
+    return isinstance(exc, kind)
 
 
 def is_failure(exc: BaseException) -> bool:

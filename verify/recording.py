@@ -25,7 +25,7 @@ from typing import Any
 from swagkit.spec.errors import BudgetExceeded
 
 from . import replayfile
-from .errors import describe_exception, first_line
+from .errors import contains, describe_exception, first_line
 from .replayfile import registered_header, replay_dir
 
 __all__ = [
@@ -273,7 +273,7 @@ def _shrunk(
     before = len(trace)
     # correctness only: a contract family's finding (misuse, ⊗ faults, a budget) is judged by the machine's rule
     # around its steps, which a trace run alone does not repeat; and those traces are short already
-    contract = getattr(trace, "family_of_failure", "correctness") != "correctness" or _budget(exc)
+    contract = getattr(trace, "family_of_failure", "correctness") != "correctness" or contains(exc, BudgetExceeded)
     if contract or any(step.fault is not None for step in trace):
         return None
     try:
@@ -289,15 +289,6 @@ def _shrunk(
     exc.swagkit_shrunk_from = before  # type: ignore[attr-defined]
     exc.add_note(f"the trace was shrunk from {before} to {len(trace)} steps by delta debugging")
     return trace, failure
-
-
-def _budget(exc: BaseException) -> bool:
-    """Whether ``exc`` is (or groups, or was raised from) a broken ⊗ budget."""
-    if isinstance(exc, BudgetExceeded):
-        return True
-    if isinstance(exc, BaseExceptionGroup):
-        return any(_budget(e) for e in exc.exceptions)
-    return exc.__cause__ is not None and _budget(exc.__cause__)
 
 
 def write_rerun(directory: str, header: dict[str, Any], instances: list[Instance]) -> str:

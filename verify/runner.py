@@ -29,14 +29,13 @@ from hypothesis.reporting import with_reporter
 
 from swagkit.spec.errors import BudgetExceeded
 
-from .arrays import WINDOW_SUM, ArrayCase, compare, entry_point, rows_of, search_arrays
-from .errors import describe_exception, first_line, is_failure
+from .arrays import WINDOW_SUM, ArrayCase, compare, entry_point, search_arrays, write_replay
+from .errors import contains, describe_exception, first_line, is_failure
 from .kinds.base import Subject
 from .kinds.machines import DEFAULT_MAX_WINDOW, DEFAULT_SHRINK_SECONDS, KindMachine, MachineStats
 from .laws import check_monoid
 from .machine import run_machine_class
 from .registry import Combo, algorithm, examples_for, make_machine, subject
-from .replayfile import VERSION, replay_dir, save
 from .strategies import strategy_for
 from .trace import SKIP_FLAGS, Step, describe
 
@@ -146,16 +145,10 @@ class Outcome:
 def family_of(exc: BaseException, machine: type[KindMachine]) -> str:
     """The rule family of a machine's failure: a broken ⊗ budget, else what the trace says (the failing step's
     family, or the contract rule whose check failed)."""
-    if _has(exc, BudgetExceeded):
+    if contains(exc, BudgetExceeded):
         return "budget"
     trace = machine.last_trace
     return trace.family_of_failure if trace is not None else "correctness"
-
-
-def _has(exc: BaseException, kind: type[BaseException]) -> bool:
-    if isinstance(exc, BaseExceptionGroup):
-        return any(_has(e, kind) for e in exc.exceptions)
-    return isinstance(exc, kind)
 
 
 def finding_of(exc: BaseException, machine: type[KindMachine], protocol: Callable[[], str] | None = None) -> Finding:
@@ -367,7 +360,7 @@ def run_array_task(task: Task) -> Outcome:
     outcome.task = task
     if found and outcome.findings:
         case, problem = found[-1]
-        path = write_arrays(case, problem, c.implementation if c else "optimized")
+        path = write_replay(case, problem, c.implementation if c else "optimized")
         again = compare(case, *(subjects or (None, None)))
         outcome.findings[-1] = replace(outcome.findings[-1], replay=path, reproduces=bool(again))
         details = outcome.details
@@ -376,23 +369,6 @@ def run_array_task(task: Task) -> Outcome:
         )
     outcome.details = {"rounds": outcome.details.get("rounds", 1)}
     return outcome
-
-
-def write_arrays(case: ArrayCase, problem: str, implementation: str) -> str:
-    """The replay file of an array entry point's failing call (``python_only: "arrays"``)."""
-    head = {
-        "op": "hello",
-        "swagkit_replay": VERSION,
-        "kind": "arrays",
-        "algorithm": case.algorithm,
-        "entry": case.entry,
-        "implementation": implementation,
-        "against": "reference",
-        "monoid": case.monoid,
-        "python_only": "arrays",
-        "case": case.as_dict(),
-    }
-    return save(replay_dir(), head, rows_of(case, problem))
 
 
 def run_task(task: Task) -> Outcome:

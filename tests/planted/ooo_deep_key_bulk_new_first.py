@@ -1,12 +1,10 @@
 """A bulk insert whose key sits two or more levels above the leaves folds new ⊗ old there: needs a tree of
 height three or more before the bulk collides (issue 14's opening, the deep variant of an internal-key
-collision)."""
+collision; the bulk insert is the internal-key file's, only the level differs)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from swagkit.reference import FiBA
+from planted.ooo_internal_key_bulk_new_first import _CollidingBulkNewFirst
 
 BUG = {
     "argv": ["--kind", "ooo", "--monoid", "string_concat"],
@@ -18,20 +16,6 @@ BUG = {
     "shrink_s": 9.66,
     "replay_steps": 41,
 }
-
-
-class _CollidingBulkNewFirst(FiBA):
-    """A FiBA whose bulk insert, at a key already held by a node ``min_level`` or more levels above the leaves,
-    combines new ⊗ old (the wrong order) -- invisible to commutative monoids and to leaf collisions."""
-
-    min_level = 1
-
-    def _multisearch(self, keys: list[Any], vals: list[Any]) -> tuple[list[Any], list[tuple[Any, ...]]]:
-        leaf_events, matches = super()._multisearch(keys, vals)
-        for seq, node, i, level in matches:
-            if level >= self.min_level:  # the caller folds node.values[i] ⊗ vals[seq]: swap the operands
-                vals[seq], node.values[i] = node.values[i], vals[seq]
-        return leaf_events, matches
 
 
 class DeepKeyBulkNewFirst(_CollidingBulkNewFirst):
