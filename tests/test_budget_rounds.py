@@ -8,6 +8,9 @@
   budget, finds the failure again: a round is a plain run.
 * ``--jobs`` over an ``--exec`` program: each worker starts a program of its own; the parent's keeps running.
 * The old spelling ``--budget ALGO`` is one line and exit 2 naming ``--combine-budget``.
+* The main job shares its budget: a first round for every combination, then the seconds left in equal shares
+  sized by each first round's measured speed (no search overdraws its share by more than an example); a search
+  whose one example would not fit gets none. By default a selection gets seconds in proportion to its size.
 """
 
 from __future__ import annotations
@@ -20,9 +23,10 @@ import pytest
 from conftest import needs_cc
 
 from swagkit.verify.cli import main
+from swagkit.verify.cli.main_job import FIRST_ROUND_EXAMPLES, SECONDS_PER_SEARCH
 from swagkit.verify.options import Options, UsageError
-from swagkit.verify.rounds import search_rounds_parallel
-from swagkit.verify.runner import Outcome, search_rounds
+from swagkit.verify.rounds import further_rounds, search_rounds_parallel
+from swagkit.verify.runner import Finding, Outcome, Task, search_rounds
 
 #: independent of swagkit.optimized: run once, in the pure-Python pass
 pytestmark = pytest.mark.once
@@ -164,3 +168,54 @@ def test_a_shrink_budget_bounds_the_shrink_and_the_replay_still_reproduces(
     assert timed["0.2"] < timed["6"]
     code, _, err = _run([*argv, "--shrink-budget", "0"], capsys)
     assert code == 2 and "--shrink-budget" in err
+
+
+def test_the_main_job_spends_its_budget_after_a_first_round_of_every_combination(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["verify", "--no-spark", "--no-engines", "--algorithm", "daba_lite", "two_stacks", "--monoid"]
+    argv += ["string_concat", "sum_i64", "--implementation", "reference", "--no-laws", "--jobs", "1", "-v"]
+    start = time.perf_counter()
+    code, out, err = _run([*argv, "--budget", "3"], capsys)
+    took = time.perf_counter() - start
+    assert code == 0, out
+    assert f"a first round of {FIRST_ROUND_EXAMPLES} examples" in err and "further rounds: 4 searches" in err, err
+    counts = [int(n) for n in re.findall(r"reference +(\d+) +\d+ +PASS", out)]
+    assert len(counts) == 4 and all(n > FIRST_ROUND_EXAMPLES for n in counts), out
+    assert took < 3 + 2, took  # the budget, overdrawn by at most an example per search
+    # by default the selection's size sets the seconds (four cheap searches: a couple of seconds, not minutes)
+    start = time.perf_counter()
+    code, out, err = _run(argv, capsys)
+    took = time.perf_counter() - start
+    assert code == 0 and f"until {4 * SECONDS_PER_SEARCH:.0f} s are spent" in err, err
+    assert took < 4 * SECONDS_PER_SEARCH + 3, took
+
+
+def test_further_rounds_share_the_seconds_left_by_measured_speed() -> None:
+    tasks = [Task("machine", m, None, examples=6, seed=4) for m in ("cheap", "dear", "failed", "dearest")]
+    first = [
+        Outcome("cheap", "PASS", 0.06, 6, task=tasks[0]),  # 0.01 s an example
+        Outcome("dear", "PASS", 0.6, 6, task=tasks[1]),  # 0.1 s an example
+        Outcome(
+            "failed", "FAIL", 0.06, 6, findings=[Finding("correctness", "x")], task=tasks[2]
+        ),  # stopped: no more rounds
+        Outcome("dearest", "PASS", 60.0, 6, task=tasks[3]),  # 10 s an example: more than a share
+    ]
+    further = further_rounds(first, seconds=1.0, jobs=2)  # 2 worker-seconds for the two that may go on
+    assert [(t.monoid, t.seed, t.examples, t.seconds) for t in further] == [("cheap", 5, 12, 1.0), ("dear", 5, 10, 1.0)]
+    assert further_rounds(first, seconds=0.0, jobs=2) == []
+
+
+def test_a_deadline_holds_a_search_to_the_run_s_end_whatever_its_estimates_missed() -> None:
+    now, ran = [0.0], []
+
+    def run_round(seed: int, examples: int) -> Outcome:
+        ran.append((seed, examples))
+        now[0] += examples  # a second an example
+        return Outcome("m", "PASS", float(examples), examples, 0)
+
+    total = search_rounds(run_round, seconds=100, examples=4, seed=0, clock=lambda: now[0], deadline=7, per_example=1.0)
+    assert ran == [(0, 4), (1, 3)] and now[0] == 7 and total.details["rounds"] == 2  # the second round cut to fit
+    ran.clear()
+    late = search_rounds(run_round, seconds=100, examples=4, seed=0, clock=lambda: now[0], deadline=7.5, per_example=1)
+    assert ran == [] and late.examples == 0 and late.details["rounds"] == 0  # its turn came too late: no round

@@ -165,6 +165,26 @@ def test_failure_exits_nonzero_with_replayable_counterexample(broken: str, capsy
     assert first in again
 
 
+def test_a_card_running_a_share_of_the_examples_is_re_run_with_the_examples_it_was_given(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A card with a ``verify_share`` (FiBA's other μ) runs a third of ``--examples``; its re-run command names the
+    examples the run was given, which the command shares the same way (it used to name the third, and re-running
+    it searched a ninth)."""
+    info = registry.AlgorithmInfo(
+        "broken_shared", "_BrokenTwoStacks", "broken (test only)", "-", "two_stacks", "two_stacks", verify_share=3
+    )
+    with registry.registered(info, {"reference": _BrokenTwoStacks}):
+        argv = ["verify", "--no-spark", "--algorithm", "broken_shared", "--monoid", "string_concat", "--no-laws"]
+        assert main([*argv, "--examples", "30", "--steps", "30", "--seed", "7", "--jobs", "1"]) == 1
+        out = capsys.readouterr().out
+        (line,) = [ln for ln in out.splitlines() if ln.startswith("re-run the search: ")]
+        again = shlex.split(line.removeprefix("re-run the search: "))
+        assert again[again.index("--examples") + 1] == "30", line
+        assert main(again[1:]) == 1
+        assert out[out.index("=== FAIL") : out.index("re-run the search: ")] in capsys.readouterr().out
+
+
 def test_same_seed_same_run(broken: str, capsys: pytest.CaptureFixture[str]) -> None:
     _, a = _verify_broken(3, capsys)
     _, b = _verify_broken(3, capsys)

@@ -1,8 +1,13 @@
-"""Searches that spend seconds in parallel (``--budget SECONDS --jobs N`` of ``--impl``/``--exec``, issue 25 §1).
+"""Searches that spend seconds (``--budget SECONDS``, issue 25 §1): in parallel, and shared by many searches.
 
 :func:`swagkit.verify.runner.search_rounds` spends a budget in rounds of consecutive seeds. With ``jobs > 1``
-the seeds are dealt to forked workers -- worker ``j`` runs ``S + j``, ``S + j + jobs``, … with the same budget --
-and a worker stops at its next round once another has found a failure.
+the seeds of one search (``--impl``/``--exec``) are dealt to forked workers -- worker ``j`` runs ``S + j``,
+``S + j + jobs``, … with the same budget -- and a worker stops at its next round once another has found a failure.
+
+The main job shares one budget among hundreds of searches whose costs differ a hundredfold (a FiBA string
+combination against a sum): every search runs a first round, then :func:`further_rounds` deals the seconds left
+in equal shares, sized by each search's *measured* first round so that no share is overdrawn by more than one
+example, and :func:`merge_rounds` makes one outcome of the two stages.
 """
 
 from __future__ import annotations
@@ -13,11 +18,12 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from typing import Any
 
-from .runner import Outcome, search_rounds, stops_search
+from .runner import Outcome, Task, search_rounds, stops_search
 
-__all__ = ["search_rounds_parallel"]
+__all__ = ["search_rounds_parallel", "further_rounds", "merge_rounds"]
 
 #: the job the forked workers run (set before the pool forks: a closure cannot be pickled, a fork inherits it)
 _JOB: dict[str, Any] = {}
@@ -100,3 +106,82 @@ def _merged(outcomes: Sequence[Outcome], seconds: float) -> Outcome:
     )
     merged.details = {**first.details, "rounds": sum(o.details.get("rounds", 1) for o in outcomes)}
     return merged
+
+
+def further_rounds(
+    first: Sequence[Outcome],
+    seconds: float,
+    jobs: int,
+    *,
+    busy: float = 1.0,
+    weight: Callable[[Task], float] = lambda task: 1.0,
+    deadline: float | None = None,
+) -> list[Task]:
+    """The second stage of a main job that spends ``seconds`` of wall time over ``jobs`` workers, kept busy a
+    ``busy`` fraction of it (the first stage's measure: dispatch and the last stragglers idle the others): for
+    every search whose first round ended without stopping it, a task running rounds of seeds ``S+1``, ``S+2``, …
+    in its share of the worker-seconds -- in proportion to ``weight(task)`` (a card that runs a share of the
+    examples, say) --, its first round ``min(2·E, what fits)`` examples at the speed its first round of ``E``
+    examples measured. A search of which one example would overdraw its share gets none, and the share goes to
+    the others (a search costing 40× the median would otherwise overrun the budget by itself). The estimates
+    are a first round's: a ``deadline`` (``time.perf_counter()``'s) holds the run to its end whatever they
+    missed -- no round starts that would end after it.
+
+    >>> t = [Task("machine", "m", None, examples=4, seed=0), Task("machine", "n", None, examples=4, seed=0)]
+    >>> runs = [Outcome("a", "PASS", 0.4, 4, task=t[0]), Outcome("b", "PASS", 40.0, 4, task=t[1])]
+    >>> [(x.monoid, x.seed, x.examples, x.seconds) for x in further_rounds(runs, seconds=3.0, jobs=1)]
+    [('m', 1, 8, 3.0)]
+    """
+    cost = {id(r): r.seconds / r.task.examples for r in first if r.task is not None and r.task.examples}
+    runs = [r for r in first if id(r) in cost and r.task is not None and r.task.kind != "laws" and not stops_search(r)]
+    share = {id(r): weight(r.task) for r in runs if r.task is not None}
+    runs.sort(key=lambda r: cost[id(r)] / share[id(r)], reverse=True)
+    total, weights = seconds * jobs * busy, sum(share.values())
+    while runs and cost[id(runs[0])] > total * share[id(runs[0])] / weights:
+        weights -= share[id(runs.pop(0))]  # one example overdraws its share: that search keeps its first round
+    if not runs or seconds <= 0:
+        return []
+    kept = {id(r): total * share[id(r)] / weights for r in runs}
+    return [
+        replace(
+            r.task,
+            seed=r.task.seed + 1,
+            examples=min(2 * r.task.examples, int(kept[id(r)] / cost[id(r)])),
+            seconds=kept[id(r)],
+            deadline=deadline,
+            cost=cost[id(r)],
+        )
+        for r in first
+        if id(r) in kept and r.task is not None
+    ]
+
+
+def merge_rounds(first: Outcome, further: Outcome) -> Outcome:
+    """One outcome of a search's first round and its further rounds: counts and seconds summed, the findings of
+    both, the task of the first (its name and seed) and the command that re-runs the further rounds' finding.
+
+    >>> a = Outcome("x", "PASS", 1.0, 4, 40, details={"rounds": 1, "max_window": 5})
+    >>> b = Outcome("x", "PASS", 2.0, 8, 80, details={"rounds": 2, "max_window": 9})
+    >>> m = merge_rounds(a, b)
+    >>> m.status, m.seconds, m.examples, m.steps, m.details
+    ('PASS', 3.0, 12, 120, {'rounds': 3, 'max_window': 9})
+    """
+    findings = first.findings + further.findings
+    error = first.error or further.error
+    status = "ERROR" if error else "FAIL" if findings else first.status
+    details: dict[str, Any] = dict(first.details)
+    for key, value in further.details.items():
+        details[key] = max(details.get(key, 0), value) if key.startswith("max_") else details.get(key, 0) + value
+    return Outcome(
+        first.name,
+        status,
+        first.seconds + further.seconds,
+        first.examples + further.examples,
+        first.steps + further.steps,
+        findings,
+        error=error,
+        note=first.note,
+        reproduce=further.reproduce or first.reproduce,
+        details=details,
+        task=first.task,
+    )

@@ -67,6 +67,10 @@ class Task:
     seconds: float | None = None
     #: seconds to shrink a failure (``--shrink-budget``)
     shrink_seconds: float = DEFAULT_SHRINK_SECONDS
+    #: no round starts that would end after this ``time.perf_counter()`` (the whole run's end), at ``cost`` seconds
+    #: an example (:func:`search_rounds`; the main job's further rounds)
+    deadline: float | None = None
+    cost: float | None = None
 
     @property
     def name(self) -> str:
@@ -224,6 +228,8 @@ def search_rounds(
     stride: int = 1,
     stop: Callable[[], bool] = lambda: False,
     clock: Callable[[], float] = time.perf_counter,
+    deadline: float | None = None,
+    per_example: float | None = None,
 ) -> Outcome:
     """A search that spends ``seconds``, in rounds (``--budget SECONDS``, issue 25 §1).
 
@@ -246,12 +252,19 @@ def search_rounds(
 
     Rounds of ``run_round(seed, examples)`` (one :class:`~swagkit.verify.runner.Outcome` each, counting that
     round's examples and steps) until ``seconds`` are spent; seeds ``seed``, ``seed + stride``, …; ``stop()`` is
-    asked before each further round (another worker found a failure). One outcome for all: examples and steps
-    summed, the findings of every round, ``details`` ``rounds`` and ``seed``/``examples`` of the last round."""
+    asked before each further round (another worker found a failure). With a ``deadline`` (on ``clock``'s scale;
+    ``time.perf_counter`` is system-wide, so forked workers share one) no round starts that would end after it:
+    the first is cut to what fits at ``per_example`` seconds an example, or skipped (an outcome of no rounds). One
+    outcome for all: examples and steps summed, the findings of every round, ``details`` ``rounds`` and
+    ``seed``/``examples`` of the last round."""
     start = clock()
     name, status, error = "", "PASS", ""
     total_examples = total_steps = rounds = 0
     findings: list[Finding] = []
+    if deadline is not None and per_example:
+        examples = min(examples, int((deadline - start) / per_example))
+        if examples < 1:  # the run's time is up before this search's turn came
+            return Outcome("", "PASS", 0.0, details={"rounds": 0, "seed": seed, "examples": 0})
     n, s, spent = examples, seed, 0.0
     while True:
         before = clock()
@@ -268,7 +281,7 @@ def search_rounds(
             break
         spent = clock() - start
         per_example = took / max(outcome.examples, n, 1)
-        left = seconds - spent
+        left = seconds - spent if deadline is None else min(seconds - spent, deadline - clock())
         nxt = min(2 * n, MAX_ROUND_EXAMPLES)
         if left < nxt * per_example:
             nxt = int(left / per_example)
@@ -294,7 +307,6 @@ def reproduce_command(task: Task, seed: int | None = None, examples: int | None 
     examples = task.examples if examples is None else examples
     args = ["swagkit", "verify"]
     if task.kind == "arrays":  # the array tasks of this selection (the machine's run too), the same seeds
-        examples //= ARRAY_EXAMPLES_PER_EXAMPLE * (4 if task.combo is None else 1)  # window_sum: 4x (main_job)
         if task.combo is not None:
             args += ["--algorithm", task.combo.algorithm]
         args += ["--monoid", task.monoid, "--implementation", "optimized", "--no-laws", "--no-spark"]
@@ -311,6 +323,12 @@ def reproduce_command(task: Task, seed: int | None = None, examples: int | None 
 
 #: an array task's examples per ``--examples`` (one array example is a whole run of up to 160 operations)
 ARRAY_EXAMPLES_PER_EXAMPLE = 6
+
+
+def array_examples(task: Task, examples: int) -> int:
+    """The calls an array task draws for ``examples`` (its ``--examples``): :data:`ARRAY_EXAMPLES_PER_EXAMPLE`
+    each, and four times that for ``window_sum`` (a call is one kernel run and its twin's: milliseconds)."""
+    return examples * ARRAY_EXAMPLES_PER_EXAMPLE * (4 if task.combo is None else 1)
 
 
 def run_array_task(task: Task) -> Outcome:
@@ -340,7 +358,7 @@ def run_array_task(task: Task) -> Outcome:
                 task.monoid,
                 subjects,
                 values,
-                examples=examples,
+                examples=array_examples(task, examples),
                 seed=seed,
                 shrink_seconds=task.shrink_seconds,
             )
@@ -351,12 +369,19 @@ def run_array_task(task: Task) -> Outcome:
             found.append((case, problem))
             findings.append(Finding("correctness", f"AssertionError: {case.describe()}:\n{problem}"))
         took = time.perf_counter() - began
-        return Outcome(task.name, "FAIL" if findings else "PASS", took, examples, 0, findings)
+        return Outcome(task.name, "FAIL" if findings else "PASS", took, array_examples(task, examples), 0, findings)
 
     if task.seconds is None:
         outcome = run_round(task.seed, task.examples)
     else:
-        outcome = search_rounds(run_round, seconds=task.seconds, examples=task.examples, seed=task.seed)
+        outcome = search_rounds(
+            run_round,
+            seconds=task.seconds,
+            examples=task.examples,
+            seed=task.seed,
+            deadline=task.deadline,
+            per_example=task.cost,
+        )
     outcome.task = task
     if found and outcome.findings:
         case, problem = found[-1]
@@ -387,22 +412,31 @@ def run_task(task: Task) -> Outcome:
         operations = max_window = 0
 
         def run_round(base_seed: int, examples: int) -> Outcome:
-            """One round: the run ``--seed base_seed --examples examples`` makes (the round's own counts)."""
+            """One round: the run ``--seed base_seed --examples examples`` makes (the round's own counts; a card
+            with a ``verify_share`` runs its share of ``examples``, as that command would)."""
             nonlocal operations, max_window
             machine.stats = MachineStats()
             seed = task_seed(base_seed, task.name)
-            result = search(machine, task.name, examples=examples, steps=task.steps, seed=seed)
+            n = examples_for(c.algorithm, examples)
+            result = search(machine, task.name, examples=n, steps=task.steps, seed=seed)
             operations += machine.stats.operations
             max_window = max(max_window, machine.stats.max_window)
             return result
 
-        first = examples_for(c.algorithm, task.examples)
         if task.seconds is None:
-            outcome = run_round(task.seed, first)
+            outcome = run_round(task.seed, task.examples)
         else:
-            outcome = search_rounds(run_round, seconds=task.seconds, examples=first, seed=task.seed)
+            outcome = search_rounds(
+                run_round,
+                seconds=task.seconds,
+                examples=task.examples,
+                seed=task.seed,
+                deadline=task.deadline,
+                per_example=task.cost,
+            )
         rounds = outcome.details.get("rounds", 1)
-        last_seed, last_examples = outcome.details.get("seed", task.seed), outcome.details.get("examples", first)
+        last_seed = outcome.details.get("seed", task.seed)
+        last_examples = outcome.details.get("examples", task.examples)
         outcome.details = {"operations": operations, "max_window": max_window, "rounds": rounds}
         outcome.task = task
         if outcome.failed:

@@ -13,8 +13,11 @@ verdict go to stdout; both say which implementation ran (compiled, or the pure-P
 in-order algorithms and FiBA against their models, 003's Claim 1) on the pure-Python layers. The Spark stages
 follow unless ``--no-spark``.
 
-Runs are reproducible: no example database, and each task's Hypothesis seed is derived from ``--seed`` (default
-0) and the task name. A failure prints its shrunk trace, its replay file and a command that re-runs the search.
+The search spends seconds (:func:`run_budget`; ``--budget``): a first round of every combination, then rounds of
+further seeds in each combination's share of what is left (:mod:`swagkit.verify.rounds`). How far it gets
+depends on the machine; every round is reproducible: no example database, and each task's Hypothesis seed is
+derived from ``--seed`` (default 0, ``S+r`` in round ``r``) and the task name. A failure prints its shrunk trace,
+its replay file and the command that re-runs its round (``--seed S+r --examples N``: one round, no budget).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import argparse
 import multiprocessing
 import os
 import shlex
+import statistics
 import subprocess
 import sys
 import time
@@ -36,7 +40,8 @@ from swagkit.spec.library import LIBRARY
 from .. import registry
 from ..kinds.machines import DEFAULT_MAX_WINDOW, DEFAULT_SHRINK_SECONDS
 from ..options import MAX_WINDOW_LIMIT, UsageError
-from ..runner import ARRAY_EXAMPLES_PER_EXAMPLE, Outcome, Task, run_task
+from ..rounds import further_rounds, merge_rounds
+from ..runner import Outcome, Task, run_task
 from ..strategies import strategy_for
 from .common import Progress, print_findings, table
 from .own import DEFAULT_OWN_BUDGET, add_own_arguments, options_of, own_command
@@ -47,6 +52,11 @@ DEFAULT_EXAMPLES = 12
 DEFAULT_STEPS = 40
 QUICK_EXAMPLES = 8
 QUICK_STEPS = 25
+#: the main job's default search (issue 25 §1: more than one round of 12 × 40 per combination in the time that
+#: round took): a first round of FIRST_ROUND_EXAMPLES examples for every combination, then further rounds of
+#: further seeds until SECONDS_PER_SEARCH worker-seconds per combination are spent (:func:`run_budget`)
+FIRST_ROUND_EXAMPLES = 6
+SECONDS_PER_SEARCH = 0.4
 
 
 def _default_jobs() -> int:
@@ -75,7 +85,12 @@ def add_verify_arguments(v: argparse.ArgumentParser) -> None:
         metavar="ID",
         help="implementations, e.g. reference optimized (default: all that are available)",
     )
-    v.add_argument("--examples", type=int, metavar="N", help=f"examples per combination (default {DEFAULT_EXAMPLES})")
+    v.add_argument(
+        "--examples",
+        type=int,
+        metavar="N",
+        help="examples per combination, one round (default: a budget in seconds, see --budget)",
+    )
     v.add_argument("--steps", type=int, metavar="N", help=f"max steps per example (default {DEFAULT_STEPS})")
     v.add_argument("--seed", type=int, default=0, metavar="S", help="base seed of the Hypothesis search (default 0)")
     v.add_argument(
@@ -96,8 +111,9 @@ def add_verify_arguments(v: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="seconds to search: rounds of further seeds (--seed S+1, S+2, …) with more examples each until spent; "
         f"--impl/--exec: the whole run's, shared by its monoids (default {DEFAULT_OWN_BUDGET:g} unless --examples "
-        "is given); registered algorithms: the combinations' share after their first round (default: none, one "
-        "round of --examples)",
+        f"is given); registered algorithms: a first round of {FIRST_ROUND_EXAMPLES} examples for every combination, "
+        f"then equal shares of what is left (default {SECONDS_PER_SEARCH:g} s per combination and job; --examples or "
+        "--quick: one round)",
     )
     v.add_argument(
         "--shrink-budget",
@@ -200,8 +216,22 @@ def sizes(args: argparse.Namespace) -> tuple[int, int]:
     return examples, steps
 
 
+def run_budget(args: argparse.Namespace, searches: int) -> float | None:
+    """The wall seconds the main job's searches spend (``None``: one round of ``--examples``): ``--budget``, else
+    :data:`SECONDS_PER_SEARCH` worker-seconds per search -- unless ``--examples`` or ``--quick`` sets the size.
+
+    A run's length then follows its selection: one combination searches for a fraction of a second, the whole
+    registry for a few minutes."""
+    if args.budget is not None:
+        return float(args.budget)
+    if args.examples is not None or args.quick or not searches:
+        return None
+    return SECONDS_PER_SEARCH * searches / int(args.jobs)
+
+
 def plan(args: argparse.Namespace, err: TextIO) -> tuple[list[Task], dict[str, int]] | int:
-    """The tasks to run and the skipped combinations grouped by reason (or an exit status on a usage error)."""
+    """The tasks to run (their first rounds) and the skipped combinations grouped by reason (or an exit status on
+    a usage error)."""
     algos = _check_ids("algorithm", args.algorithm, registry.algorithm_ids(), err)
     monoids = _check_ids("monoid", args.monoid, registry.monoid_ids(), err)
     impls = _check_ids("implementation", args.implementation, registry.implementation_ids(), err)
@@ -211,6 +241,8 @@ def plan(args: argparse.Namespace, err: TextIO) -> tuple[list[Task], dict[str, i
     tasks: list[Task] = []
     if not args.no_laws:
         tasks += [Task("laws", m, None, examples, 0, args.seed) for m in monoids]
+    if args.examples is None and not args.quick:
+        examples = FIRST_ROUND_EXAMPLES  # the searches spend seconds (run_budget): rounds follow the first
     skipped: dict[str, int] = {}
     if not args.laws_only:
         for combo in registry.combos(algos, monoids, impls):
@@ -221,10 +253,6 @@ def plan(args: argparse.Namespace, err: TextIO) -> tuple[list[Task], dict[str, i
             task = Task("machine", combo.monoid, combo, examples, steps, args.seed, args.max_window)
             tasks.append(replace(task, shrink_seconds=args.shrink_budget))
         tasks += array_tasks(tasks, monoids, examples, steps, args)
-        if args.budget is not None:  # each combination's share of the seconds, the workers running side by side
-            searches = sum(1 for t in tasks if t.kind != "laws")
-            share = args.budget * args.jobs / max(searches, 1)
-            tasks = [replace(t, seconds=share) if t.kind != "laws" else t for t in tasks]
         if not any(t.combo is not None for t in tasks):
             reasons = "; ".join(f"{n} × {r}" for r, n in sorted(skipped.items())) or "no combination selected"
             print(f"swagkit verify: the selection runs no combination ({reasons}); nothing was verified", file=err)
@@ -250,7 +278,6 @@ def array_tasks(
     path), and ``window_sum``'s per sum monoid when no ``--algorithm`` narrows the run."""
     from ..arrays import entry_point
 
-    n = examples * ARRAY_EXAMPLES_PER_EXAMPLE
     out: list[Task] = []
     compiled = {
         t.combo.implementation
@@ -265,12 +292,11 @@ def array_tasks(
         if sub.factory is registry.resolve_class(c.algorithm, "reference"):
             continue  # the class is the reference's own: nothing to compare
         if entry_point(sub, registry.algorithm(c.algorithm).kind.name) is not None:
-            out.append(replace(t, kind="arrays", examples=n))
+            out.append(replace(t, kind="arrays"))
     if "optimized" in compiled and not args.algorithm:
-        # four times the examples: a call is one kernel run and its twin's (no structure, no model), milliseconds
         for m in ("sum_f64", "sum_i64"):
             if m in monoids:
-                out.append(Task("arrays", m, None, 4 * n, steps, args.seed, shrink_seconds=args.shrink_budget))
+                out.append(Task("arrays", m, None, examples, steps, args.seed, shrink_seconds=args.shrink_budget))
     return out
 
 
@@ -333,11 +359,14 @@ def verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     machines = sum(1 for t in tasks if t.kind == "machine")
     arrays = sum(1 for t in tasks if t.kind == "arrays")
     laws = len(tasks) - machines - arrays
+    budget = run_budget(args, machines + arrays)
+    first = next((t.examples for t in tasks if t.kind == "machine"), examples)
     print(
         f"swagkit verify: {laws} monoid law sets + {machines} combinations"
         + (f" + {arrays} array entry points" if arrays else "")
-        + (f", {examples} examples × {steps} steps" if machines else "")
-        + (f" then rounds of further seeds for --budget {args.budget:g} s" if machines and args.budget else "")
+        + (f", a first round of {first} examples × {steps} steps" if machines and budget else "")
+        + (f", {examples} examples × {steps} steps" if machines and not budget else "")
+        + (f", then further seeds until {budget:.0f} s are spent (--budget)" if machines and budget else "")
         + f", seed {args.seed}, {args.jobs} job(s)",
         file=err,
     )
@@ -346,6 +375,10 @@ def verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print(f"implementations: {', '.join(_describe_implementation(i) for i in impls)}", file=err)
     start = time.perf_counter()
     results = _execute(tasks, args.jobs, Progress(len(tasks), err, verbose=args.verbose))
+    if budget is not None:
+        took = time.perf_counter() - start
+        busy = min(1.0, sum(r.seconds for r in results) / max(took * min(args.jobs, len(tasks)), 1e-9))
+        results = _spend(results, budget - took, busy, start + budget, args, err)
     elapsed = time.perf_counter() - start
     print_summary(results, skipped, elapsed, args.seed, out, verbose=args.verbose)
     if impls:
@@ -362,6 +395,24 @@ def verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print("\nengines: a short run of every installed window engine (swagkit engines)", file=out)
         status = max(status, engines_stage(args.seed, out, err))
     return status
+
+
+def _spend(
+    results: list[Outcome], seconds: float, busy: float, deadline: float, args: argparse.Namespace, err: TextIO
+) -> list[Outcome]:
+    """The further rounds of every search that may go on (:func:`~swagkit.verify.rounds.further_rounds`), in
+    ``seconds`` of wall time with the workers as ``busy`` as in the first rounds and none starting a round that
+    would end after ``deadline``, each merged into its first round's outcome."""
+    further = further_rounds(results, seconds, args.jobs, busy=busy, deadline=deadline)
+    if not further:
+        return results
+    print(
+        f"further rounds: {len(further)} searches, {statistics.median(t.seconds or 0.0 for t in further):.2f} "
+        f"worker-seconds each (median), {seconds:.1f} s left of --budget",
+        file=err,
+    )
+    more = {r.name: r for r in _execute(further, args.jobs, Progress(len(further), err, verbose=args.verbose))}
+    return [merge_rounds(r, more[r.name]) if r.name in more else r for r in results]
 
 
 def crosshair_stage(timeout: float, out: TextIO, err: TextIO) -> int:
