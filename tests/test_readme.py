@@ -79,3 +79,26 @@ def test_algorithm_tables_are_the_registry_tables() -> None:
     assert registry.decayed_markdown().strip() in algorithms
     robustness = (ROOT / "docs" / "robustness.md").read_text(encoding="utf-8")
     assert registry.robustness_markdown().strip() in robustness
+
+
+def _version() -> str:
+    import tomllib
+
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        return str(tomllib.load(f)["project"]["version"])
+
+
+def test_the_changelog_is_short_and_its_first_version_is_the_package_s() -> None:
+    """Issue 26 §4: entries of a few lines (details live in docs/), and one version number: pyproject.toml's is the
+    changelog's first and the installed package's (``swagkit --version``; the wheel test checks the wheel's)."""
+    from swagkit.verify.cli.common import version
+
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    first = re.search(r"^## \[([^\]]+)\]", text, flags=re.M)
+    assert first and first.group(1) == _version(), (first and first.group(0), _version())
+    assert version() in (_version(), "unknown (not installed)"), "the installed swagkit is another version"
+    entries = re.findall(r"^- .*\n(?:  .*\n)*", text, flags=re.M)
+    assert len(entries) > 20
+    long = [e.splitlines()[0] for e in entries if len(e.splitlines()) > 3]
+    assert not long, long
+    assert max(len(line) for line in text.splitlines()) <= 115

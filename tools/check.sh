@@ -2,7 +2,8 @@
 # The whole test suite, from a clean clone: make .venv, install swagkit with its test extras (the Cython
 # extension is compiled; pyspark and ruff included), lint and format-check with ruff, type-check all four
 # packages with mypy --strict, then run pytest twice: on the compiled extension and on the pure-Python fallback
-# (SWAGKIT_PUREPYTHON=1).
+# (SWAGKIT_PUREPYTHON=1); meanwhile the built wheel is installed and tried in a fresh virtual environment
+# (tools/wheel_test.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,13 +21,12 @@ if ! .venv/bin/python -m pip install --quiet --no-index --no-deps --find-links "
     .venv/bin/python -m pip download --quiet --no-deps --dest "$WHEELHOUSE" $ENGINE_WHEELS || true
     .venv/bin/python -m pip install --quiet --no-index --no-deps --find-links "$WHEELHOUSE" $ENGINE_WHEELS || true
 fi
-# swagkit's own wheel (its Cython extensions: most of the set-up time, on both cores) builds while pip installs the
-# test dependencies (mostly unpacking), then the wheel goes in: the same result as pip install ".[test]", a minute
-# sooner
-mkdir -p build/wheel
-rm -f build/wheel/swagkit-*.whl
-.venv/bin/python -m pip wheel --quiet --disable-pip-version-check --no-deps --wheel-dir build/wheel . \
-    >build/wheel.log 2>&1 &
+# swagkit's sdist and wheel (`python -m build`: the wheel is built from the sdist, so a file the sdist leaves out
+# fails here; its Cython extensions are most of the set-up time, on both cores) build while pip installs the test
+# dependencies (mostly unpacking), then the wheel goes in: the same result as pip install ".[test]", a minute sooner
+rm -rf build/dist
+.venv/bin/python -m pip install --quiet --disable-pip-version-check build
+.venv/bin/python -m build --outdir build/dist . >build/wheel.log 2>&1 &
 wheel=$!
 mapfile -t DEPS < <(.venv/bin/python -c '
 import tomllib
@@ -37,7 +37,11 @@ if ! wait "$wheel"; then
     cat build/wheel.log
     exit 1
 fi
-.venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps --force-reinstall build/wheel/swagkit-*.whl
+.venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps --force-reinstall build/dist/swagkit-*.whl
+# the wheel as a user gets it, in a fresh virtual environment outside the checkout (swagkit --version, a quick
+# swagkit verify, the README's first example): alongside the checks below
+bash tools/wheel_test.sh build/dist >build/wheel-test.log 2>&1 &
+wheel_test=$!
 
 echo "== ruff (lint, format) (install took ${SECONDS} s)"
 .venv/bin/ruff check --no-cache .
@@ -65,9 +69,12 @@ pure=$!
 status=0
 wait "$compiled" || status=1
 wait "$pure" || status=1
+wait "$wheel_test" || status=1
 echo "== pytest, compiled extension"
 cat build/pytest-compiled.log
 echo "== pytest, pure-Python fallback (SWAGKIT_PUREPYTHON=1)"
 cat build/pytest-pure.log
+echo "== the wheel in a fresh virtual environment (tools/wheel_test.sh)"
+cat build/wheel-test.log
 echo "== done in ${SECONDS} s"
 exit "$status"

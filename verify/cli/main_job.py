@@ -50,8 +50,8 @@ __all__ = ["add_verify_arguments", "verify", "DEFAULT_EXAMPLES", "DEFAULT_STEPS"
 
 DEFAULT_EXAMPLES = 12
 DEFAULT_STEPS = 40
-QUICK_EXAMPLES = 8
-QUICK_STEPS = 25
+QUICK_EXAMPLES = 2
+QUICK_STEPS = 20
 #: the main job's default search (issue 25 §1: more than one round of 12 × 40 per combination in the time that
 #: round took): a first round of FIRST_ROUND_EXAMPLES examples for every combination, then further rounds of
 #: further seeds until SECONDS_PER_SEARCH worker-seconds per combination are spent (:func:`run_budget`)
