@@ -24,7 +24,7 @@ fi
 # swagkit's sdist and wheel (`python -m build`: the wheel is built from the sdist, so a file the sdist leaves out
 # fails here; its Cython extensions are most of the set-up time, on both cores) build while pip installs the test
 # dependencies (mostly unpacking), then the wheel goes in: the same result as pip install ".[test]", a minute sooner
-rm -rf build/dist
+rm -rf build/dist && mkdir -p build
 .venv/bin/python -m pip install --quiet --disable-pip-version-check build
 .venv/bin/python -m build --outdir build/dist . >build/wheel.log 2>&1 &
 wheel=$!
