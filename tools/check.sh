@@ -3,7 +3,7 @@
 # extension is compiled; pyspark and ruff included), lint and format-check with ruff, type-check all four
 # packages with mypy --strict, then run pytest twice: on the compiled extension and on the pure-Python fallback
 # (SWAGKIT_PUREPYTHON=1); meanwhile the built wheel is installed and tried in a fresh virtual environment
-# (tools/wheel_test.sh).
+# (tools/wheel_test.sh) and the documentation site is built strictly (mkdocs.yml).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,16 +31,18 @@ wheel=$!
 mapfile -t DEPS < <(.venv/bin/python -c '
 import tomllib
 project = tomllib.load(open("pyproject.toml", "rb"))["project"]
-print("\n".join(project["dependencies"] + project["optional-dependencies"]["test"]))')
+extras = project["optional-dependencies"]
+print("\n".join(project["dependencies"] + extras["test"] + extras["docs"]))')
 .venv/bin/python -m pip install --quiet --disable-pip-version-check "${DEPS[@]}"
 if ! wait "$wheel"; then
     cat build/wheel.log
     exit 1
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps --force-reinstall build/dist/swagkit-*.whl
-# the wheel as a user gets it, in a fresh virtual environment outside the checkout (swagkit --version, a quick
-# swagkit verify, the README's first example): alongside the checks below
-bash tools/wheel_test.sh build/dist >build/wheel-test.log 2>&1 &
+# alongside the checks below: the wheel as a user gets it, in a fresh virtual environment outside the checkout
+# (swagkit --version, a quick swagkit verify, the README's first example), then the documentation site, built
+# strictly (a broken link, a page left out of the nav or a missing reference fails) from the installed package
+(bash tools/wheel_test.sh build/dist && .venv/bin/mkdocs build --strict --quiet) >build/wheel-test.log 2>&1 &
 wheel_test=$!
 
 echo "== ruff (lint, format) (install took ${SECONDS} s)"
@@ -74,7 +76,7 @@ echo "== pytest, compiled extension"
 cat build/pytest-compiled.log
 echo "== pytest, pure-Python fallback (SWAGKIT_PUREPYTHON=1)"
 cat build/pytest-pure.log
-echo "== the wheel in a fresh virtual environment (tools/wheel_test.sh)"
+echo "== the wheel in a fresh virtual environment (tools/wheel_test.sh), the documentation site (mkdocs build --strict)"
 cat build/wheel-test.log
 echo "== done in ${SECONDS} s"
 exit "$status"
