@@ -120,6 +120,33 @@ def test_command_line_parses(page: str, line: int, command: str) -> None:
     assert args.command == argv[0]
 
 
+#: the subcommands whose documented command lines run here as printed (seconds, no files needed); the others
+#: (verify, engines, bench, corpus, replay, explain --replay) take minutes or the files of a run: parsed above
+RUN_AS_PRINTED = ("list", "explain", "--version")
+
+
+@pytest.mark.parametrize(
+    ("page", "line", "command"),
+    [
+        pytest.param(*c, id=f"{c[0]}:{c[1]}")
+        for c in COMMANDS
+        if shlex.split(c[2], comments=True)[1] in RUN_AS_PRINTED and "--replay" not in c[2]  # a run's file
+    ],
+)
+def test_quick_command_line_runs(
+    page: str, line: int, command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A documented ``swagkit list``/``explain``/``--version`` runs and exits 0 (in a temporary directory: an
+    ``explain --svg`` writes its picture there)."""
+    from swagkit.verify.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        code = main(shlex.split(command, comments=True)[1:])
+    assert code == 0, f"{page}:{line}: `{command}` exited {code}"
+    assert printed.getvalue().strip(), f"{page}:{line}: `{command}` printed nothing"
+
+
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 

@@ -42,7 +42,8 @@ fi
 # alongside the checks below: the wheel as a user gets it, in a fresh virtual environment outside the checkout
 # (swagkit --version, a quick swagkit verify, the README's first example), then the documentation site, built
 # strictly (a broken link, a page left out of the nav or a missing reference fails) from the installed package
-(bash tools/wheel_test.sh build/dist && .venv/bin/mkdocs build --strict --quiet) >build/wheel-test.log 2>&1 &
+(bash tools/wheel_test.sh build/dist && .venv/bin/mkdocs build --strict --quiet &&
+    echo "docs: the site built strictly into build/site/") >build/wheel-test.log 2>&1 &
 wheel_test=$!
 
 echo "== ruff (lint, format) (install took ${SECONDS} s)"
