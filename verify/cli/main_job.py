@@ -57,6 +57,9 @@ QUICK_STEPS = 20
 #: further seeds until SECONDS_PER_SEARCH worker-seconds per combination are spent (:func:`run_budget`)
 FIRST_ROUND_EXAMPLES = 6
 SECONDS_PER_SEARCH = 0.4
+#: the least a default run searches: a narrow selection (one algorithm × one monoid) gets a few rounds, more than
+#: the one round of 12 examples it had before the budget
+MIN_RUN_SECONDS = 2.0
 
 
 def _default_jobs() -> int:
@@ -112,8 +115,8 @@ def add_verify_arguments(v: argparse.ArgumentParser) -> None:
         help="seconds to search: rounds of further seeds (--seed S+1, S+2, …) with more examples each until spent; "
         f"--impl/--exec: the whole run's, shared by its monoids (default {DEFAULT_OWN_BUDGET:g} unless --examples "
         f"is given); registered algorithms: a first round of {FIRST_ROUND_EXAMPLES} examples for every combination, "
-        f"then equal shares of what is left (default {SECONDS_PER_SEARCH:g} s per combination and job; --examples or "
-        "--quick: one round)",
+        f"then equal shares of what is left (default {SECONDS_PER_SEARCH:g} s per combination and job, at least "
+        f"{MIN_RUN_SECONDS:g} s; --examples or --quick: one round)",
     )
     v.add_argument(
         "--shrink-budget",
@@ -218,15 +221,16 @@ def sizes(args: argparse.Namespace) -> tuple[int, int]:
 
 def run_budget(args: argparse.Namespace, searches: int) -> float | None:
     """The wall seconds the main job's searches spend (``None``: one round of ``--examples``): ``--budget``, else
-    :data:`SECONDS_PER_SEARCH` worker-seconds per search -- unless ``--examples`` or ``--quick`` sets the size.
+    :data:`SECONDS_PER_SEARCH` worker-seconds per search, at least :data:`MIN_RUN_SECONDS` -- unless ``--examples``
+    or ``--quick`` sets the size.
 
-    A run's length then follows its selection: one combination searches for a fraction of a second, the whole
-    registry for a few minutes."""
+    A run's length then follows its selection: one combination searches for two seconds, the whole registry for
+    a few minutes."""
     if args.budget is not None:
         return float(args.budget)
     if args.examples is not None or args.quick or not searches:
         return None
-    return SECONDS_PER_SEARCH * searches / int(args.jobs)
+    return max(MIN_RUN_SECONDS, SECONDS_PER_SEARCH * searches / int(args.jobs))
 
 
 def plan(args: argparse.Namespace, err: TextIO) -> tuple[list[Task], dict[str, int]] | int:
