@@ -188,7 +188,7 @@ def test_the_main_job_spends_its_budget_after_a_first_round_of_every_combination
     code, out, err = _run(argv, capsys)
     took = time.perf_counter() - start
     default = max(MIN_RUN_SECONDS, 4 * SECONDS_PER_SEARCH)
-    assert code == 0 and f"until {default:.0f} s are spent" in err, err
+    assert code == 0 and f"until {default:.3g} s are spent" in err, err
     assert took < default + 3, took
 
 

@@ -41,23 +41,32 @@ TESTS = ROOT / "tests"
 TARGETS: dict[str, list[str]] = {}
 
 
-def _corpus_targets() -> dict[str, list[str]]:
-    """The one-file-per-bug corpus (``tests/planted/*.py``): each module's planted classes with ``BUG["argv"]``."""
+def corpus() -> list[tuple[Path, dict[str, object], list[str]]]:
+    """The one-file-per-bug corpus (``tests/planted/*.py``), read as data: each file, its ``BUG`` (``{}`` for a
+    helper) and the names of its public classes (the planted classes)."""
     import ast
 
-    found: dict[str, list[str]] = {}
+    found = []
     for path in sorted((TESTS / "planted").glob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         bug: dict[str, object] = {}
         for node in tree.body:
             if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "BUG" for t in node.targets):
                 bug = dict(ast.literal_eval(node.value))
+        classes = [n.name for n in tree.body if isinstance(n, ast.ClassDef) and not n.name.startswith("_")]
+        found.append((path, bug, classes))
+    return found
+
+
+def _corpus_targets() -> dict[str, list[str]]:
+    """Each planted class of the corpus, and each C-driver flag, with its ``BUG["argv"]``."""
+    found: dict[str, list[str]] = {}
+    for path, bug, classes in corpus():
         argv = [str(a) for a in bug.get("argv", ())]  # type: ignore[attr-defined]
         if "flag" in bug:  # an --exec bug: the C driver built with -D<flag>
             found[str(bug["flag"])] = argv
-        for node in tree.body:
-            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
-                found[node.name] = ["--impl", f"planted.{path.stem}:{node.name}", *argv]
+        for name in classes:
+            found[name] = ["--impl", f"planted.{path.stem}:{name}", *argv]
     return found
 
 
@@ -67,14 +76,7 @@ TARGETS.update(_corpus_targets())
 def _kernel_targets() -> dict[str, dict[str, object]]:
     """The compiled-kernel bugs of the corpus (``tests/planted/kernel_*.py``): each ``BUG`` by its file's name
     (``argv`` aims ``swagkit verify`` at the registered algorithms; ``kernel`` is the header patch)."""
-    import ast
-
-    found: dict[str, dict[str, object]] = {}
-    for path in sorted((TESTS / "planted").glob("kernel_*.py")):
-        for node in ast.parse(path.read_text(encoding="utf-8")).body:
-            if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "BUG" for t in node.targets):
-                found[path.stem] = dict(ast.literal_eval(node.value))
-    return found
+    return {path.stem: bug for path, bug, _ in corpus() if path.stem.startswith("kernel_") and bug}
 
 
 #: kernel bug -> its BUG; measured in a child process running the variant build (tests/planted/_variant.py)

@@ -17,7 +17,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import ast
 import dataclasses
 import importlib
 import statistics
@@ -28,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tools")]
 
-from find_rates import no_shrinking  # noqa: E402
+from find_rates import corpus, no_shrinking  # noqa: E402
 
 from swagkit.verify import registry  # noqa: E402
 from swagkit.verify.cli.main_job import DEFAULT_EXAMPLES, DEFAULT_STEPS, FIRST_ROUND_EXAMPLES  # noqa: E402
@@ -39,19 +38,12 @@ from swagkit.verify.runner import Outcome, Task, run_task  # noqa: E402
 def planted_classes() -> list[tuple[str, type, str]]:
     """(name, class, monoid) of every Python class of the corpus that derives from a registered algorithm."""
     out = []
-    for path in sorted((ROOT / "tests" / "planted").glob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        bug: dict[str, object] = {}
-        for node in tree.body:
-            if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "BUG" for t in node.targets):
-                bug = dict(ast.literal_eval(node.value))
+    for path, bug, classes in corpus():
         argv = [str(a) for a in bug.get("argv", ())]  # type: ignore[attr-defined]
         if "flag" in bug or "kernel" in bug or "--monoid" not in argv:
             continue
         module = importlib.import_module(f"planted.{path.stem}")
-        for node in tree.body:
-            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
-                out.append((node.name, getattr(module, node.name), argv[argv.index("--monoid") + 1]))
+        out += [(name, getattr(module, name), argv[argv.index("--monoid") + 1]) for name in classes]
     return out
 
 

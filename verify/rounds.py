@@ -114,18 +114,16 @@ def further_rounds(
     jobs: int,
     *,
     busy: float = 1.0,
-    weight: Callable[[Task], float] = lambda task: 1.0,
     deadline: float | None = None,
 ) -> list[Task]:
     """The second stage of a main job that spends ``seconds`` of wall time over ``jobs`` workers, kept busy a
     ``busy`` fraction of it (the first stage's measure: dispatch and the last stragglers idle the others): for
     every search whose first round ended without stopping it, a task running rounds of seeds ``S+1``, ``S+2``, …
-    in its share of the worker-seconds -- in proportion to ``weight(task)`` (a card that runs a share of the
-    examples, say) --, its first round ``min(2·E, what fits)`` examples at the speed its first round of ``E``
-    examples measured. A search of which one example would overdraw its share gets none, and the share goes to
-    the others (a search costing 40× the median would otherwise overrun the budget by itself). The estimates
-    are a first round's: a ``deadline`` (``time.perf_counter()``'s) holds the run to its end whatever they
-    missed -- no round starts that would end after it.
+    in an equal share of the worker-seconds, its first round ``min(2·E, what fits)`` examples at the speed its
+    first round of ``E`` examples measured. A search of which one example would overdraw its share gets none,
+    and the share goes to the others (a search costing 40× the median would otherwise overrun the budget by
+    itself). The estimates are a first round's: a ``deadline`` (``time.perf_counter()``'s) holds the run to its
+    end whatever they missed -- no round starts that would end after it.
 
     >>> t = [Task("machine", "m", None, examples=4, seed=0), Task("machine", "n", None, examples=4, seed=0)]
     >>> runs = [Outcome("a", "PASS", 0.4, 4, task=t[0]), Outcome("b", "PASS", 40.0, 4, task=t[1])]
@@ -134,20 +132,19 @@ def further_rounds(
     """
     cost = {id(r): r.seconds / r.task.examples for r in first if r.task is not None and r.task.examples}
     runs = [r for r in first if id(r) in cost and r.task is not None and r.task.kind != "laws" and not stops_search(r)]
-    share = {id(r): weight(r.task) for r in runs if r.task is not None}
-    runs.sort(key=lambda r: cost[id(r)] / share[id(r)], reverse=True)
-    total, weights = seconds * jobs * busy, sum(share.values())
-    while runs and cost[id(runs[0])] > total * share[id(runs[0])] / weights:
-        weights -= share[id(runs.pop(0))]  # one example overdraws its share: that search keeps its first round
+    runs.sort(key=lambda r: cost[id(r)], reverse=True)
+    total = seconds * jobs * busy
+    while runs and cost[id(runs[0])] > total / len(runs):
+        runs.pop(0)  # one example overdraws its share: that search keeps its first round
     if not runs or seconds <= 0:
         return []
-    kept = {id(r): total * share[id(r)] / weights for r in runs}
+    share, kept = total / len(runs), {id(r) for r in runs}
     return [
         replace(
             r.task,
             seed=r.task.seed + 1,
-            examples=min(2 * r.task.examples, int(kept[id(r)] / cost[id(r)])),
-            seconds=kept[id(r)],
+            examples=min(2 * r.task.examples, int(share / cost[id(r)])),
+            seconds=share,
             deadline=deadline,
             cost=cost[id(r)],
         )

@@ -295,6 +295,21 @@ def search_rounds(
     return result
 
 
+def run_rounds(task: Task, run_round: Callable[[int, int], Outcome]) -> Outcome:
+    """``task``'s search by ``run_round(seed, examples)``: one round when it has no ``seconds``, else rounds
+    within them and its ``deadline`` (:func:`search_rounds`)."""
+    if task.seconds is None:
+        return run_round(task.seed, task.examples)
+    return search_rounds(
+        run_round,
+        seconds=task.seconds,
+        examples=task.examples,
+        seed=task.seed,
+        deadline=task.deadline,
+        per_example=task.cost,
+    )
+
+
 def task_seed(seed: int, name: str) -> int:
     """The Hypothesis seed of one task: stable across runs and machines, distinct across tasks."""
     return (seed * 1_000_003 + zlib.crc32(name.encode())) % 2**32
@@ -371,17 +386,7 @@ def run_array_task(task: Task) -> Outcome:
         took = time.perf_counter() - began
         return Outcome(task.name, "FAIL" if findings else "PASS", took, array_examples(task, examples), 0, findings)
 
-    if task.seconds is None:
-        outcome = run_round(task.seed, task.examples)
-    else:
-        outcome = search_rounds(
-            run_round,
-            seconds=task.seconds,
-            examples=task.examples,
-            seed=task.seed,
-            deadline=task.deadline,
-            per_example=task.cost,
-        )
+    outcome = run_rounds(task, run_round)
     outcome.task = task
     if found and outcome.findings:
         case, problem = found[-1]
@@ -423,17 +428,7 @@ def run_task(task: Task) -> Outcome:
             max_window = max(max_window, machine.stats.max_window)
             return result
 
-        if task.seconds is None:
-            outcome = run_round(task.seed, task.examples)
-        else:
-            outcome = search_rounds(
-                run_round,
-                seconds=task.seconds,
-                examples=task.examples,
-                seed=task.seed,
-                deadline=task.deadline,
-                per_example=task.cost,
-            )
+        outcome = run_rounds(task, run_round)
         rounds = outcome.details.get("rounds", 1)
         last_seed = outcome.details.get("seed", task.seed)
         last_examples = outcome.details.get("examples", task.examples)

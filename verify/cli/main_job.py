@@ -370,7 +370,7 @@ def verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         + (f" + {arrays} array entry points" if arrays else "")
         + (f", a first round of {first} examples × {steps} steps" if machines and budget else "")
         + (f", {examples} examples × {steps} steps" if machines and not budget else "")
-        + (f", then further seeds until {budget:.0f} s are spent (--budget)" if machines and budget else "")
+        + (f", then further seeds until {budget:.3g} s are spent (--budget)" if machines and budget else "")
         + f", seed {args.seed}, {args.jobs} job(s)",
         file=err,
     )
